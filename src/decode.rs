@@ -1,0 +1,279 @@
+//! Decoding: C-order bytes to a new array, or into an existing array of any layout.
+
+use std::io::{self, Read};
+
+use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
+
+use crate::layout::{self, Visitor, LANE};
+use crate::{Element, Endian, Error};
+
+/// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
+pub const READ_BUFFER_SIZE: usize = 64 * 1024;
+
+/// Decode a new array from bytes written by the `bytes` codec.
+///
+/// Implemented for owned arrays ([`Array`]) of every [`Element`] type, so that decoding
+/// reads like a constructor: `Array2::<f64>::from_zarr_bytes(&bytes, (2, 3), Endian::Big)`.
+/// Decoded arrays are in standard (C) layout.
+pub trait BytesDecode: Sized {
+    /// The dimension type of the decoded array.
+    type Dim: Dimension;
+
+    /// Decode `bytes`, C-order elements of `shape`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ShapeOverflow`] if the shape's size exceeds `isize::MAX` bytes,
+    /// [`Error::LengthMismatch`] if `bytes` is not exactly the shape's size, and
+    /// [`Error::InvalidBool`] for a `bool` byte other than 0 or 1. Nothing is allocated
+    /// before these checks pass.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2};
+    /// use zarr_bytes::{BytesDecode, Endian, Error};
+    ///
+    /// let bytes = [0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0];
+    /// let a = Array2::<f64>::from_zarr_bytes(&bytes, (1, 2), Endian::Big)?;
+    /// assert_eq!(a, array![[1.0, -2.0]]);
+    /// assert!(matches!(
+    ///     Array2::<f64>::from_zarr_bytes(&bytes, (2, 2), Endian::Big),
+    ///     Err(Error::LengthMismatch { expected: 32, actual: 16 })
+    /// ));
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn from_zarr_bytes<Sh>(bytes: &[u8], shape: Sh, endian: Endian) -> Result<Self, Error>
+    where
+        Sh: IntoDimension<Dim = Self::Dim>;
+
+    /// Decode exactly the shape's bytes from a reader.
+    ///
+    /// Memory grows as bytes arrive: a reader that claims a huge shape but ends early fails
+    /// with little allocated. The reader is not read past the shape's bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_zarr_bytes`](Self::from_zarr_bytes), plus [`Error::UnexpectedEof`] when the
+    /// reader ends early and [`Error::Io`] when it fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, ArrayD};
+    /// use zarr_bytes::{BytesDecode, Endian, Error};
+    ///
+    /// let a = ArrayD::<i16>::read_zarr_bytes(&[0xff, 0xfe, 0, 7][..], vec![2], Endian::Big)?;
+    /// assert_eq!(a, array![-2i16, 7].into_dyn());
+    /// let short = ArrayD::<i16>::read_zarr_bytes(&[0, 7][..], vec![2], Endian::Big);
+    /// assert!(matches!(short, Err(Error::UnexpectedEof { expected: 4, received: 2 })));
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn read_zarr_bytes<R, Sh>(reader: R, shape: Sh, endian: Endian) -> Result<Self, Error>
+    where
+        R: Read,
+        Sh: IntoDimension<Dim = Self::Dim>;
+}
+
+impl<A: Element, D: Dimension> BytesDecode for Array<A, D> {
+    type Dim = D;
+
+    fn from_zarr_bytes<Sh>(bytes: &[u8], shape: Sh, endian: Endian) -> Result<Self, Error>
+    where
+        Sh: IntoDimension<Dim = D>,
+    {
+        let dim = shape.into_dimension();
+        let len = checked_bytes::<A>(dim.slice(), bytes)?;
+        let mut elements = bytemuck::zeroed_vec::<A>(len);
+        A::read(bytes, endian, &mut elements);
+        into_array(dim, elements)
+    }
+
+    fn read_zarr_bytes<R, Sh>(mut reader: R, shape: Sh, endian: Endian) -> Result<Self, Error>
+    where
+        R: Read,
+        Sh: IntoDimension<Dim = D>,
+    {
+        let dim = shape.into_dimension();
+        let len = layout::checked_len(dim.slice(), A::SIZE)?;
+        let expected = len * A::SIZE;
+        let per_read = (READ_BUFFER_SIZE / A::SIZE).max(1).min(len);
+        let mut buffer = vec![0u8; per_read * A::SIZE];
+        let mut elements: Vec<A> = Vec::with_capacity(per_read);
+        while elements.len() < len {
+            let take = per_read.min(len - elements.len());
+            let chunk = &mut buffer[..take * A::SIZE];
+            let received = elements.len() * A::SIZE;
+            fill(&mut reader, chunk, received, expected)?;
+            check_invalid::<A>(chunk, received)?;
+            let done = elements.len();
+            if elements.capacity() < done + take {
+                // Double as the data keeps coming, never past the shape.
+                elements.reserve_exact(done.max(take).min(len - done));
+            }
+            elements.resize(done + take, A::zeroed());
+            A::read(chunk, endian, &mut elements[done..]);
+        }
+        into_array(dim, elements)
+    }
+}
+
+/// Decode into an existing array, whatever its memory layout.
+pub trait BytesDecodeInto {
+    /// Fill `self` from C-order bytes of its shape.
+    ///
+    /// Works for any layout: Fortran order, transposed and strided views, slices of bigger
+    /// arrays. On error the array is left unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] if `bytes.len()` is not elements × element size, and
+    /// [`Error::InvalidBool`] for a `bool` byte other than 0 or 1.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2, ShapeBuilder};
+    /// use zarr_bytes::{BytesDecodeInto, Endian, Error};
+    ///
+    /// let mut a = Array2::<u8>::zeros((2, 3).f());
+    /// a.decode_zarr_bytes_into(&[1, 2, 3, 4, 5, 6], Endian::Little)?;
+    /// assert_eq!(a, array![[1, 2, 3], [4, 5, 6]]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn decode_zarr_bytes_into(&mut self, bytes: &[u8], endian: Endian) -> Result<(), Error>;
+}
+
+impl<A, S, D> BytesDecodeInto for ArrayBase<S, D>
+where
+    A: Element,
+    S: DataMut<Elem = A>,
+    D: Dimension,
+{
+    fn decode_zarr_bytes_into(&mut self, bytes: &[u8], endian: Endian) -> Result<(), Error> {
+        checked_bytes::<A>(self.shape(), bytes)?;
+        decode(self.view_mut().into_dyn(), bytes, endian);
+        Ok(())
+    }
+}
+
+/// The element count of `shape` after checking that `bytes` has its exact size and holds
+/// only valid encodings.
+pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+    let len = layout::checked_len(shape, A::SIZE)?;
+    if bytes.len() != len * A::SIZE {
+        return Err(Error::LengthMismatch {
+            expected: len * A::SIZE,
+            actual: bytes.len(),
+        });
+    }
+    check_invalid::<A>(bytes, 0)?;
+    Ok(len)
+}
+
+fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
+    match A::find_invalid(bytes) {
+        Some((offset, value)) => Err(Error::InvalidBool {
+            offset: at + offset,
+            value,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn into_array<A, D: Dimension>(dim: D, elements: Vec<A>) -> Result<Array<A, D>, Error> {
+    // The shape and length were checked, so ndarray agrees; its only objection would be size.
+    Array::from_shape_vec(dim, elements).map_err(|_| Error::ShapeOverflow {
+        element_size: std::mem::size_of::<A>(),
+    })
+}
+
+/// Fill `chunk` from the reader; `received` and `expected` describe the whole read.
+fn fill(
+    reader: &mut impl Read,
+    chunk: &mut [u8],
+    received: usize,
+    expected: usize,
+) -> Result<(), Error> {
+    let mut filled = 0;
+    while filled < chunk.len() {
+        match reader.read(&mut chunk[filled..]) {
+            Ok(0) => {
+                return Err(Error::UnexpectedEof {
+                    expected,
+                    received: received + filled,
+                })
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::Io(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Decode checked `bytes` into `view`.
+pub(crate) fn decode<A: Element>(
+    mut view: ArrayViewMut<'_, A, IxDyn>,
+    bytes: &[u8],
+    endian: Endian,
+) {
+    match view.as_slice_mut() {
+        Some(slice) => A::read(bytes, endian, slice),
+        None => layout::walk(view, 0, &mut Decoder::new(endian, bytes)),
+    }
+}
+
+/// Lanes from bytes to memory.
+struct Decoder<'b, A> {
+    endian: Endian,
+    bytes: &'b [u8],
+    scratch: [A; LANE],
+}
+
+impl<'b, A: Element> Decoder<'b, A> {
+    fn new(endian: Endian, bytes: &'b [u8]) -> Self {
+        Decoder {
+            endian,
+            bytes,
+            scratch: [A::zeroed(); LANE],
+        }
+    }
+}
+
+impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
+    fn lane(
+        &mut self,
+        memory: &mut &'a mut [A],
+        start: usize,
+        step: isize,
+        len: usize,
+        out: usize,
+    ) {
+        let bytes = &self.bytes[out * A::SIZE..(out + len) * A::SIZE];
+        if step == 1 {
+            A::read(bytes, self.endian, &mut memory[start..start + len]);
+            return;
+        }
+        A::read(bytes, self.endian, &mut self.scratch[..len]);
+        for (i, &x) in self.scratch[..len].iter().enumerate() {
+            memory[(start as isize + i as isize * step) as usize] = x;
+        }
+    }
+
+    fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
+        let mut elements = view.iter_mut();
+        let mut at = out;
+        let total = out + elements.len();
+        while at < total {
+            let len = LANE.min(total - at);
+            let bytes = &self.bytes[at * A::SIZE..(at + len) * A::SIZE];
+            A::read(bytes, self.endian, &mut self.scratch[..len]);
+            // The scratch side goes first in the zip, so no element is drawn and dropped.
+            for (&x, slot) in self.scratch[..len].iter().zip(&mut elements) {
+                *slot = x;
+            }
+            at += len;
+        }
+    }
+}

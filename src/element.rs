@@ -1,0 +1,176 @@
+//! Element types and their bulk conversions: the one place where types differ.
+//!
+//! Each element is a run of components (one for integers and floats, two for complex
+//! numbers, N bytes for raw bits); a conversion is a safe cast of the element slice to its
+//! component slice followed by one bulk byte-order call, or a plain copy when the bytes
+//! already are in the wanted order.
+
+use bytemuck::{NoUninit, Pod, Zeroable};
+use byteorder::{BigEndian, ByteOrder, LittleEndian};
+use half::f16;
+use num_complex::Complex;
+
+use crate::Endian;
+
+/// A fixed-size element type the `bytes` codec can encode.
+///
+/// Sealed: implemented for `bool`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`,
+/// [`half::f16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>` and `[u8; N]` (the raw bits
+/// type `r{8N}`, copied byte for byte whatever the endian).
+///
+/// # Examples
+///
+/// ```
+/// use zarr_bytes::Element;
+///
+/// assert_eq!(<f64 as Element>::SIZE, 8);
+/// assert_eq!(<num_complex::Complex<f32> as Element>::SIZE, 8);
+/// assert_eq!(<[u8; 3] as Element>::SIZE, 3);
+/// ```
+pub trait Element: Copy + Send + Sync + Zeroable + NoUninit + 'static + sealed::Convert {
+    /// Bytes per encoded element.
+    const SIZE: usize;
+}
+
+pub(crate) mod sealed {
+    use crate::Endian;
+
+    /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
+    pub trait Convert: Sized {
+        /// Whether the encoded bytes equal the memory bytes in this byte order.
+        fn is_verbatim(endian: Endian) -> bool;
+        /// Encode `src` into `dst`; `dst.len()` is `src.len() * SIZE`.
+        fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
+        /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
+        fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
+        /// The offset and value of the first byte that is no valid encoding, if any.
+        fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
+            None
+        }
+    }
+}
+
+/// A component word: what one element is made of, and how its bytes are ordered.
+trait Word: Pod {
+    fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
+    fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
+}
+
+impl Word for u8 {
+    fn write(src: &[u8], _: Endian, dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+    }
+    fn read(src: &[u8], _: Endian, dst: &mut [u8]) {
+        dst.copy_from_slice(src);
+    }
+}
+
+macro_rules! word {
+    ($w:ty, $write:ident, $read:ident) => {
+        impl Word for $w {
+            fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
+                match endian {
+                    e if e == Endian::NATIVE => dst.copy_from_slice(bytemuck::cast_slice(src)),
+                    Endian::Little => LittleEndian::$write(src, dst),
+                    Endian::Big => BigEndian::$write(src, dst),
+                }
+            }
+            fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
+                match endian {
+                    e if e == Endian::NATIVE => {
+                        bytemuck::cast_slice_mut::<Self, u8>(dst).copy_from_slice(src)
+                    }
+                    Endian::Little => LittleEndian::$read(src, dst),
+                    Endian::Big => BigEndian::$read(src, dst),
+                }
+            }
+        }
+    };
+}
+
+word!(u16, write_u16_into, read_u16_into);
+word!(u32, write_u32_into, read_u32_into);
+word!(u64, write_u64_into, read_u64_into);
+
+/// An element that is a `Pod` run of one word type.
+macro_rules! element {
+    ($t:ty => $w:ty) => {
+        impl Element for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+        }
+        impl sealed::Convert for $t {
+            fn is_verbatim(endian: Endian) -> bool {
+                std::mem::size_of::<$w>() == 1 || endian == Endian::NATIVE
+            }
+            fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
+                <$w as Word>::write(bytemuck::cast_slice(src), endian, dst)
+            }
+            fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
+                <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
+            }
+        }
+    };
+}
+
+element!(u8 => u8);
+element!(i8 => u8);
+element!(u16 => u16);
+element!(i16 => u16);
+element!(f16 => u16);
+element!(u32 => u32);
+element!(i32 => u32);
+element!(f32 => u32);
+element!(u64 => u64);
+element!(i64 => u64);
+element!(f64 => u64);
+element!(Complex<f32> => u32);
+element!(Complex<f64> => u64);
+
+/// Raw bits `r{8N}`: N bytes copied as they are.
+impl<const N: usize> Element for [u8; N] {
+    const SIZE: usize = {
+        assert!(N > 0, "a raw bits type has at least 8 bits");
+        N
+    };
+}
+
+impl<const N: usize> sealed::Convert for [u8; N] {
+    fn is_verbatim(_: Endian) -> bool {
+        true
+    }
+    fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
+        dst.copy_from_slice(src.as_flattened())
+    }
+    fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
+        dst.as_flattened_mut().copy_from_slice(src)
+    }
+}
+
+/// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode.
+impl Element for bool {
+    const SIZE: usize = 1;
+}
+
+impl sealed::Convert for bool {
+    fn is_verbatim(_: Endian) -> bool {
+        true
+    }
+    fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
+        dst.copy_from_slice(bytemuck::cast_slice(src))
+    }
+    fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s != 0;
+        }
+    }
+    fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
+        // One branch-free pass in the common case; locate the byte only on failure.
+        if src.iter().fold(0u8, |acc, &b| acc | b) <= 1 {
+            return None;
+        }
+        src.iter()
+            .enumerate()
+            .find(|&(_, &b)| b > 1)
+            .map(|(i, &b)| (i, b))
+    }
+}

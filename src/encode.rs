@@ -1,0 +1,191 @@
+//! Encoding: any array, any layout, to C-order bytes.
+
+use std::io::{self, Write};
+
+use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
+
+use crate::layout::{self, Visitor, LANE};
+use crate::{Element, Endian, Error};
+
+/// Bytes of the buffer `write_zarr_bytes` encodes through.
+pub const WRITE_BUFFER_SIZE: usize = 64 * 1024;
+
+/// Encode an array with the `bytes` codec.
+///
+/// Implemented for every [`ArrayBase`] of an [`Element`] type, owned or viewed, in any
+/// memory layout: the bytes always follow the logical C (row-major) order.
+pub trait BytesEncode {
+    /// Encode all elements in logical C order into a new `Vec`.
+    ///
+    /// # Panics
+    ///
+    /// Only if the encoded size exceeds `isize::MAX` bytes, which only a broadcast view can
+    /// claim; [`encode_zarr_bytes_into`](Self::encode_zarr_bytes_into) reports that as an
+    /// error instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::{BytesEncode, Endian};
+    ///
+    /// let a = array![[1u16, 2], [3, 4]];
+    /// assert_eq!(a.to_zarr_bytes(Endian::Big), [0, 1, 0, 2, 0, 3, 0, 4]);
+    /// // A transposed view is encoded in its own logical order.
+    /// assert_eq!(a.t().to_zarr_bytes(Endian::Little), [1, 0, 3, 0, 2, 0, 4, 0]);
+    /// ```
+    fn to_zarr_bytes(&self, endian: Endian) -> Vec<u8>;
+
+    /// Encode into a caller's buffer, which must have exactly the encoded length.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferSize`] if `out.len()` is not elements × element size, and
+    /// [`Error::ShapeOverflow`] if that size exceeds `isize::MAX`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::{BytesEncode, Endian, Error};
+    ///
+    /// let a = array![1.5f32, -0.0];
+    /// let mut out = [0u8; 8];
+    /// a.encode_zarr_bytes_into(Endian::Big, &mut out)?;
+    /// assert_eq!(out, [0x3f, 0xc0, 0, 0, 0x80, 0, 0, 0]);
+    /// assert!(matches!(
+    ///     a.encode_zarr_bytes_into(Endian::Big, &mut [0u8; 7]),
+    ///     Err(Error::BufferSize { expected: 8, actual: 7 })
+    /// ));
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn encode_zarr_bytes_into(&self, endian: Endian, out: &mut [u8]) -> Result<(), Error>;
+
+    /// Encode to a writer, through a buffer of [`WRITE_BUFFER_SIZE`] bytes at most.
+    ///
+    /// A standard-layout array whose bytes need no conversion is written straight from its
+    /// memory, with no buffer at all.
+    ///
+    /// # Errors
+    ///
+    /// Any error of the writer; an encoded size over `isize::MAX` bytes is
+    /// [`io::ErrorKind::InvalidInput`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::{BytesEncode, Endian};
+    ///
+    /// let mut file = Vec::new();
+    /// array![[true, false]].write_zarr_bytes(Endian::Little, &mut file)?;
+    /// assert_eq!(file, [1, 0]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    fn write_zarr_bytes<W: Write>(&self, endian: Endian, writer: W) -> io::Result<()>;
+}
+
+impl<A, S, D> BytesEncode for ArrayBase<S, D>
+where
+    A: Element,
+    S: Data<Elem = A>,
+    D: Dimension,
+{
+    fn to_zarr_bytes(&self, endian: Endian) -> Vec<u8> {
+        let len = layout::checked_len(self.shape(), A::SIZE)
+            .expect("encoded size exceeds isize::MAX bytes");
+        let mut out = vec![0u8; len * A::SIZE];
+        encode(self.view().into_dyn(), endian, &mut out);
+        out
+    }
+
+    fn encode_zarr_bytes_into(&self, endian: Endian, out: &mut [u8]) -> Result<(), Error> {
+        let expected = layout::checked_len(self.shape(), A::SIZE)? * A::SIZE;
+        if out.len() != expected {
+            return Err(Error::BufferSize {
+                expected,
+                actual: out.len(),
+            });
+        }
+        encode(self.view().into_dyn(), endian, out);
+        Ok(())
+    }
+
+    fn write_zarr_bytes<W: Write>(&self, endian: Endian, mut writer: W) -> io::Result<()> {
+        let len = layout::checked_len(self.shape(), A::SIZE)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        if A::is_verbatim(endian) {
+            if let Some(slice) = self.as_slice() {
+                return writer.write_all(bytemuck::cast_slice(slice));
+            }
+        }
+        let per_window = (WRITE_BUFFER_SIZE / A::SIZE).max(1);
+        let mut buffer = vec![0u8; per_window.min(len) * A::SIZE];
+        let mut result = Ok(());
+        layout::windows(self.view().into_dyn(), per_window, 0, &mut |piece, _| {
+            if result.is_ok() {
+                let bytes = &mut buffer[..piece.len() * A::SIZE];
+                encode(piece, endian, bytes);
+                result = writer.write_all(bytes);
+            }
+        });
+        result
+    }
+}
+
+/// Encode `view` into `out`, whose length is already checked.
+pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
+    match view.as_slice() {
+        Some(slice) => A::write(slice, endian, out),
+        None => layout::walk(view, 0, &mut Encoder::new(endian, out)),
+    }
+}
+
+/// Lanes from memory to bytes.
+struct Encoder<'o, A> {
+    endian: Endian,
+    out: &'o mut [u8],
+    scratch: [A; LANE],
+}
+
+impl<'o, A: Element> Encoder<'o, A> {
+    fn new(endian: Endian, out: &'o mut [u8]) -> Self {
+        Encoder {
+            endian,
+            out,
+            scratch: [A::zeroed(); LANE],
+        }
+    }
+}
+
+impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
+    fn lane(&mut self, memory: &mut &'a [A], start: usize, step: isize, len: usize, out: usize) {
+        let bytes = &mut self.out[out * A::SIZE..(out + len) * A::SIZE];
+        if step == 1 {
+            A::write(&memory[start..start + len], self.endian, bytes);
+            return;
+        }
+        for (i, x) in self.scratch[..len].iter_mut().enumerate() {
+            *x = memory[(start as isize + i as isize * step) as usize];
+        }
+        A::write(&self.scratch[..len], self.endian, bytes);
+    }
+
+    fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
+        let mut elements = view.iter();
+        let mut at = out;
+        loop {
+            let mut len = 0;
+            for (slot, x) in self.scratch.iter_mut().zip(&mut elements) {
+                *slot = *x;
+                len += 1;
+            }
+            if len == 0 {
+                return;
+            }
+            let bytes = &mut self.out[at * A::SIZE..(at + len) * A::SIZE];
+            A::write(&self.scratch[..len], self.endian, bytes);
+            at += len;
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Shared test helpers: element bit patterns and the layouts an array can take.
+#![allow(dead_code)]
+
+use half::f16;
+use ndarray::{ArrayD, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder, Slice};
+use num_complex::Complex;
+use zarr_bytes::Element;
+use zarr_bytes::Endian;
+
+/// An element's components as unsigned bit patterns, as the fixture manifest lists them.
+pub trait Bits: Element + PartialEq + std::fmt::Debug {
+    fn to_bits(self) -> Vec<u64>;
+    fn from_bits(bits: &[u64]) -> Self;
+}
+
+macro_rules! bits_int {
+    ($($t:ty => $u:ty),*) => {$(
+        impl Bits for $t {
+            fn to_bits(self) -> Vec<u64> { vec![self as $u as u64] }
+            fn from_bits(b: &[u64]) -> Self { b[0] as $u as $t }
+        }
+    )*};
+}
+bits_int!(u8 => u8, i8 => u8, u16 => u16, i16 => u16, u32 => u32, i32 => u32, u64 => u64, i64 => u64);
+
+impl Bits for bool {
+    fn to_bits(self) -> Vec<u64> {
+        vec![self as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        b[0] == 1
+    }
+}
+
+impl Bits for f16 {
+    fn to_bits(self) -> Vec<u64> {
+        vec![f16::to_bits(self) as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        f16::from_bits(b[0] as u16)
+    }
+}
+
+impl Bits for f32 {
+    fn to_bits(self) -> Vec<u64> {
+        vec![f32::to_bits(self) as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        f32::from_bits(b[0] as u32)
+    }
+}
+
+impl Bits for f64 {
+    fn to_bits(self) -> Vec<u64> {
+        vec![f64::to_bits(self)]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        f64::from_bits(b[0])
+    }
+}
+
+impl Bits for Complex<f32> {
+    fn to_bits(self) -> Vec<u64> {
+        vec![self.re.to_bits() as u64, self.im.to_bits() as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        Complex::new(f32::from_bits(b[0] as u32), f32::from_bits(b[1] as u32))
+    }
+}
+
+impl Bits for Complex<f64> {
+    fn to_bits(self) -> Vec<u64> {
+        vec![self.re.to_bits(), self.im.to_bits()]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        Complex::new(f64::from_bits(b[0]), f64::from_bits(b[1]))
+    }
+}
+
+impl<const N: usize> Bits for [u8; N] {
+    fn to_bits(self) -> Vec<u64> {
+        self.iter().map(|&b| b as u64).collect()
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        std::array::from_fn(|i| b[i] as u8)
+    }
+}
+
+/// Bit patterns of every element in logical C order.
+pub fn bits_of<A: Bits, D: Dimension>(a: ArrayView<'_, A, D>) -> Vec<Vec<u64>> {
+    a.iter().map(|&x| x.to_bits()).collect()
+}
+
+/// A deterministic element from a counter, with every byte different.
+pub fn element<A: Bits>(i: usize) -> A {
+    let seed = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let words = (A::SIZE / 8).max(1);
+    let bits: Vec<u64> = (0..A::SIZE.max(words))
+        .map(|k| seed.rotate_left(8 * k as u32) ^ (k as u64))
+        .collect();
+    A::from_bits(&bits)
+}
+
+/// The standard array of `shape` with deterministic elements.
+pub fn standard<A: Bits>(shape: &[usize]) -> ArrayD<A> {
+    let n: usize = shape.iter().product();
+    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(element::<A>).collect()).unwrap()
+}
+
+/// The C-order bytes of `a` by the codec's definition, one component at a time.
+pub fn reference_bytes<A: Bits, D: Dimension>(a: ArrayView<'_, A, D>, endian: Endian) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &x in a.iter() {
+        let parts = x.to_bits();
+        let width = A::SIZE / parts.len();
+        for p in parts {
+            let le = p.to_le_bytes();
+            match endian {
+                Endian::Little => out.extend_from_slice(&le[..width]),
+                Endian::Big => out.extend(le[..width].iter().rev()),
+            }
+        }
+    }
+    out
+}
+
+/// The ways an array can sit in memory, each as storage plus a view of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Layout {
+    Standard,
+    Fortran,
+    Transposed,
+    Permuted,
+    SwappedLastTwo,
+    Reversed,
+    FortranReversedFirst,
+    Stepped,
+    SteppedBackFortran,
+    SubSlice,
+}
+
+pub const LAYOUTS: [Layout; 10] = [
+    Layout::Standard,
+    Layout::Fortran,
+    Layout::Transposed,
+    Layout::Permuted,
+    Layout::SwappedLastTwo,
+    Layout::Reversed,
+    Layout::FortranReversedFirst,
+    Layout::Stepped,
+    Layout::SteppedBackFortran,
+    Layout::SubSlice,
+];
+
+impl Layout {
+    /// Storage for a logical array of `shape`, filled with `fill`.
+    pub fn storage<A: Bits>(self, shape: &[usize], fill: A) -> ArrayD<A> {
+        let n = shape.len();
+        let mut s = shape.to_vec();
+        let fortran = matches!(
+            self,
+            Layout::Fortran | Layout::FortranReversedFirst | Layout::SteppedBackFortran
+        );
+        match self {
+            Layout::Transposed => s.reverse(),
+            Layout::Permuted if n > 1 => s.rotate_left(1),
+            Layout::SwappedLastTwo if n > 1 => s.swap(n - 2, n - 1),
+            Layout::Stepped | Layout::SteppedBackFortran => {
+                s.iter_mut().for_each(|l| *l = *l * 2 + 3)
+            }
+            Layout::SubSlice => s.iter_mut().for_each(|l| *l += 2),
+            _ => {}
+        }
+        if fortran {
+            ArrayD::from_elem(IxDyn(&s).f(), fill)
+        } else {
+            ArrayD::from_elem(IxDyn(&s), fill)
+        }
+    }
+
+    /// The view of `storage` that is the logical array.
+    pub fn view<'a, A>(self, mut v: ArrayViewMut<'a, A, IxDyn>) -> ArrayViewMut<'a, A, IxDyn> {
+        let n = v.ndim();
+        match self {
+            Layout::Transposed => v.reversed_axes(),
+            Layout::Permuted if n > 1 => {
+                let mut axes: Vec<usize> = (0..n).collect();
+                axes.rotate_right(1);
+                v.permuted_axes(axes)
+            }
+            Layout::SwappedLastTwo if n > 1 => {
+                v.swap_axes(n - 2, n - 1);
+                v
+            }
+            Layout::Reversed => {
+                v.slice_each_axis_inplace(|_| Slice::new(0, None, -1));
+                v
+            }
+            Layout::FortranReversedFirst if n > 0 => {
+                v.slice_axis_inplace(Axis(0), Slice::new(0, None, -1));
+                v
+            }
+            Layout::Stepped => {
+                v.slice_each_axis_inplace(|ax| {
+                    Slice::new(1, Some(1 + 2 * ((ax.len as isize - 3) / 2)), 2)
+                });
+                v
+            }
+            Layout::SteppedBackFortran => {
+                v.slice_each_axis_inplace(|ax| {
+                    Slice::new(2, Some(2 + 2 * ((ax.len as isize - 3) / 2)), -2)
+                });
+                v
+            }
+            Layout::SubSlice => {
+                v.slice_each_axis_inplace(|ax| Slice::new(1, Some(ax.len as isize - 1), 1));
+                v
+            }
+            _ => v,
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Every error a user can hit, by variant, with the numbers in the message.
+
+use std::error::Error as _;
+use std::io::{self, Read};
+
+use ndarray::{array, Array1, Array2, ArrayD};
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
+
+#[test]
+fn length_mismatch_names_both_lengths() {
+    let e = Array2::<u32>::from_zarr_bytes(&[0; 23], (2, 3), Endian::Little).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::LengthMismatch {
+                expected: 24,
+                actual: 23
+            }
+        ),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("24") && text.contains("23"), "{text}");
+    let e = ArrayD::<u8>::from_zarr_bytes(&[0; 1], vec![0, 5], Endian::Big).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::LengthMismatch {
+            expected: 0,
+            actual: 1
+        }
+    ));
+}
+
+#[test]
+fn overflowing_shapes_fail_before_allocating() {
+    for shape in [
+        vec![usize::MAX, 2],
+        vec![1 << 62, 1 << 2],
+        vec![0, usize::MAX, 2],
+    ] {
+        let e = ArrayD::<u8>::from_zarr_bytes(&[], shape.clone(), Endian::Big).unwrap_err();
+        assert!(
+            matches!(e, Error::ShapeOverflow { element_size: 1 }),
+            "{shape:?}: {e:?}"
+        );
+    }
+    // Elements fit, bytes do not.
+    let e = Array1::<u64>::from_zarr_bytes(&[], usize::MAX / 4, Endian::Big).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { element_size: 8 }));
+    assert!(e.to_string().contains("8-byte"), "{e}");
+    let e = Array1::<u64>::read_zarr_bytes(io::empty(), usize::MAX / 4, Endian::Big).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { element_size: 8 }));
+}
+
+#[test]
+fn invalid_bool_gives_offset_and_value() {
+    let e = Array1::<bool>::from_zarr_bytes(&[0, 1, 1, 2, 7], 5, Endian::Little).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 3,
+                value: 2
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("0x02") && e.to_string().contains("offset 3"),
+        "{e}"
+    );
+    // Through a reader, past the first read buffer.
+    let mut bytes = vec![1u8; 200_000];
+    bytes[150_001] = 0xff;
+    let e = Array1::<bool>::read_zarr_bytes(&bytes[..], 200_000, Endian::Big).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 150_001,
+                value: 0xff
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn decode_into_leaves_the_array_unchanged_on_error() {
+    let mut a = array![[true, false], [false, true]];
+    let before = a.clone();
+    let e = a
+        .decode_zarr_bytes_into(&[0, 0, 0, 3], Endian::Big)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::InvalidBool {
+            offset: 3,
+            value: 3
+        }
+    ));
+    assert_eq!(a, before);
+    let mut t = a.view_mut().reversed_axes();
+    let e = t
+        .decode_zarr_bytes_into(&[0, 0, 0], Endian::Big)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::LengthMismatch {
+            expected: 4,
+            actual: 3
+        }
+    ));
+    assert_eq!(a, before);
+}
+
+#[test]
+fn encode_into_wrong_buffer() {
+    let a = array![[1i64, 2], [3, 4]];
+    for len in [0, 31, 33] {
+        let mut out = vec![0u8; len];
+        let e = a
+            .t()
+            .encode_zarr_bytes_into(Endian::Big, &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::BufferSize { expected: 32, actual } if actual == len),
+            "{e:?}"
+        );
+        assert!(out.iter().all(|&b| b == 0), "nothing written on error");
+    }
+}
+
+#[test]
+fn reader_that_ends_early_on_a_huge_claim() {
+    // A shape that claims 1 TiB from a reader holding 16 bytes fails at once.
+    let claim = 1usize << 40;
+    let e = Array1::<u64>::read_zarr_bytes(&[7u8; 16][..], claim / 8, Endian::Big).unwrap_err();
+    assert!(
+        matches!(e, Error::UnexpectedEof { expected, received: 16 } if expected == claim),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("1099511627776") && e.to_string().contains("16"));
+}
+
+/// A reader that gives one byte per call, then fails.
+struct Flaky(usize);
+impl Read for Flaky {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.0 == 0 {
+            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "gone"));
+        }
+        self.0 -= 1;
+        buf[0] = 1;
+        Ok(1)
+    }
+}
+
+#[test]
+fn reader_errors_are_the_source() {
+    let e = Array1::<u16>::read_zarr_bytes(Flaky(3), 4, Endian::Big).unwrap_err();
+    assert!(matches!(&e, Error::Io(io) if io.kind() == io::ErrorKind::ConnectionReset));
+    assert_eq!(e.source().unwrap().to_string(), "gone");
+    assert!(
+        !e.to_string().contains("gone"),
+        "the source is not repeated: {e}"
+    );
+    // One byte per call is enough when it keeps coming.
+    let a = Array1::<u16>::read_zarr_bytes(Flaky(8), 4, Endian::Big).unwrap();
+    assert_eq!(a, array![0x0101u16, 0x0101, 0x0101, 0x0101]);
+}
+
+#[test]
+fn reader_is_not_read_past_the_shape() {
+    let bytes = [1u8, 2, 3, 4, 5];
+    let mut reader = &bytes[..];
+    let a = Array1::<u16>::read_zarr_bytes(&mut reader, 2, Endian::Little).unwrap();
+    assert_eq!(a, array![0x0201u16, 0x0403]);
+    assert_eq!(reader, [5]);
+}
+
+#[test]
+fn write_reports_writer_errors() {
+    struct Full;
+    impl io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::StorageFull, "full"))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let a = Array2::<f32>::zeros((300, 300));
+    for view in [a.view(), a.t()] {
+        for endian in [Endian::Little, Endian::Big] {
+            let e = view.write_zarr_bytes(endian, Full).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        }
+    }
+}

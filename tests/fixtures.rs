@@ -1,0 +1,150 @@
+//! Chunks written by zarr-python and tensorstore decode to the expected bit patterns, and
+//! the expected arrays encode to exactly those bytes, in every layout.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{Bits, LAYOUTS};
+use half::f16;
+use ndarray::{ArrayD, IxDyn};
+use num_complex::Complex;
+use serde::Deserialize;
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian};
+
+#[derive(Deserialize)]
+struct Manifest {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    data_type: String,
+    endian: Endian,
+    shape: Vec<usize>,
+    writers: Vec<String>,
+    bits: Vec<Vec<u64>>,
+}
+
+fn manifest() -> Manifest {
+    let text = std::fs::read_to_string(dir().join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/chunks"))
+}
+
+/// Check one case; returns how many chunk files it compared.
+fn check<A: Bits>(case: &Case) -> usize {
+    let expected = ArrayD::from_shape_vec(
+        IxDyn(&case.shape),
+        case.bits.iter().map(|b| A::from_bits(b)).collect(),
+    )
+    .unwrap();
+    let mut files = 0;
+    let mut first: Option<Vec<u8>> = None;
+    for writer in &case.writers {
+        let path = dir().join(format!("{}.{writer}.bin", case.name));
+        let bytes = std::fs::read(&path).unwrap();
+        // Every writer wrote the same bytes.
+        if let Some(first) = &first {
+            assert_eq!(&bytes, first, "{} differs between writers", case.name);
+        }
+        let decoded = ArrayD::<A>::from_zarr_bytes(&bytes, case.shape.clone(), case.endian)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            common::bits_of(decoded.view()),
+            case.bits,
+            "decode {}",
+            path.display()
+        );
+        for layout in LAYOUTS {
+            let fill = A::from_bits(&vec![0x3c; A::SIZE]);
+            let mut storage = layout.storage(&case.shape, fill);
+            layout.view(storage.view_mut()).assign(&expected);
+            let view = layout.view(storage.view_mut());
+            assert_eq!(
+                view.to_zarr_bytes(case.endian),
+                bytes,
+                "encode {} {layout:?}",
+                case.name
+            );
+            let mut target = layout.storage(&case.shape, fill);
+            let mut view = layout.view(target.view_mut());
+            view.decode_zarr_bytes_into(&bytes, case.endian).unwrap();
+            assert_eq!(
+                common::bits_of(view.view()),
+                case.bits,
+                "decode_into {} {layout:?}",
+                case.name
+            );
+        }
+        first = Some(bytes);
+        files += 1;
+    }
+    files
+}
+
+#[test]
+fn fixtures_from_zarr_python_and_tensorstore() {
+    let manifest = manifest();
+    let mut files_per_type: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut not_yet: Vec<&str> = Vec::new();
+    for case in &manifest.cases {
+        let files = match case.data_type.as_str() {
+            "bool" => check::<bool>(case),
+            "int8" => check::<i8>(case),
+            "int16" => check::<i16>(case),
+            "int32" => check::<i32>(case),
+            "int64" => check::<i64>(case),
+            "uint8" => check::<u8>(case),
+            "uint16" => check::<u16>(case),
+            "uint32" => check::<u32>(case),
+            "uint64" => check::<u64>(case),
+            "float16" => check::<f16>(case),
+            "float32" => check::<f32>(case),
+            "float64" => check::<f64>(case),
+            "complex64" => check::<Complex<f32>>(case),
+            "complex128" => check::<Complex<f64>>(case),
+            "r16" => check::<[u8; 2]>(case),
+            "r24" => check::<[u8; 3]>(case),
+            other => {
+                not_yet.push(other);
+                continue;
+            }
+        };
+        *files_per_type.entry(case.data_type.as_str()).or_default() += files;
+    }
+    // bfloat16 fixtures are there for the type that is not an element yet.
+    assert!(
+        not_yet.iter().all(|t| *t == "bfloat16"),
+        "unexpected data types {not_yet:?}"
+    );
+    assert_eq!(files_per_type.len(), 16, "{files_per_type:?}");
+    // Both writers for every non-empty case (5 shapes × 2 endians), zarr-python for the empties.
+    for (data_type, files) in &files_per_type {
+        assert_eq!(*files, 24, "{data_type}: {files_per_type:?}");
+    }
+}
+
+#[test]
+fn fixture_special_floats_are_there() {
+    // The fixtures do carry what they claim: a signalling NaN, a NaN payload and -0.0.
+    let manifest = manifest();
+    let case = manifest
+        .cases
+        .iter()
+        .find(|c| c.name == "float64_big_2x3")
+        .unwrap();
+    let bits: Vec<u64> = case.bits.iter().map(|b| b[0]).collect();
+    assert!(bits.contains(&0x7ff0_0000_0000_0001));
+    assert!(bits.contains(&0x8000_0000_0000_0000));
+    assert!(bits
+        .iter()
+        .any(|&b| b >> 51 == 0xfff && b & 0x7_ffff_ffff_ffff != 0));
+    let bytes = std::fs::read(dir().join("float64_big_2x3.tensorstore.bin")).unwrap();
+    assert_eq!(&bytes[..8], &case.bits[0][0].to_be_bytes());
+}

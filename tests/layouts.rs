@@ -1,0 +1,205 @@
+//! Every layout encodes in logical C order and decodes back into place.
+
+mod common;
+
+use common::{reference_bytes, standard, Bits, LAYOUTS};
+use half::f16;
+use ndarray::{arr0, Array, Array1, Array2, ArrayD, IxDyn};
+use num_complex::Complex;
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian};
+
+/// Shapes that hit every traversal case: scalars, empties, lines, odd sizes, tile edges.
+const SHAPES: &[&[usize]] = &[
+    &[],
+    &[0],
+    &[3, 0, 2],
+    &[1],
+    &[7],
+    &[1, 9],
+    &[9, 1],
+    &[2, 3],
+    &[67, 131],
+    &[64, 64],
+    &[65, 129],
+    &[1, 200],
+    &[200, 1],
+    &[3, 5, 7],
+    &[2, 70, 66],
+    &[2, 1, 3, 2],
+    &[2, 3, 1, 4, 3],
+];
+
+fn check_type<A: Bits>() {
+    let mut checked = 0;
+    for &shape in SHAPES {
+        let a = standard::<A>(shape);
+        for endian in [Endian::Little, Endian::Big] {
+            let expected = reference_bytes(a.view(), endian);
+            for layout in LAYOUTS {
+                let fill = A::from_bits(&vec![0xa5; A::SIZE]);
+                let mut storage = layout.storage(shape, fill);
+                layout.view(storage.view_mut()).assign(&a);
+                let view = layout.view(storage.view_mut());
+                assert_eq!(
+                    common::bits_of(view.view()),
+                    common::bits_of(a.view()),
+                    "{layout:?} {shape:?} is not the logical array"
+                );
+                let ctx = format!(
+                    "{} {layout:?} {shape:?} {endian:?}",
+                    std::any::type_name::<A>()
+                );
+
+                assert_eq!(view.to_zarr_bytes(endian), expected, "encode {ctx}");
+                let mut out = vec![0u8; expected.len()];
+                view.encode_zarr_bytes_into(endian, &mut out).unwrap();
+                assert_eq!(out, expected, "encode_into {ctx}");
+                let mut written = Vec::new();
+                view.write_zarr_bytes(endian, &mut written).unwrap();
+                assert_eq!(written, expected, "write {ctx}");
+
+                // Decode into the same layout, starting from other values.
+                let mut target = layout.storage(shape, fill);
+                let before = target.clone();
+                let mut view = layout.view(target.view_mut());
+                view.decode_zarr_bytes_into(&expected, endian).unwrap();
+                assert_eq!(
+                    common::bits_of(view.view()),
+                    common::bits_of(a.view()),
+                    "decode_into {ctx}"
+                );
+                // Storage outside the view is untouched.
+                let mut mask = Array::from_elem(IxDyn(before.shape()), true);
+                layout.view(mask.view_mut()).fill(false);
+                for ((b, t), outside) in before.iter().zip(target.iter()).zip(mask.iter()) {
+                    if *outside {
+                        assert_eq!(b.to_bits(), t.to_bits(), "outside the view {ctx}");
+                    }
+                }
+                checked += 1;
+            }
+            let decoded = ArrayD::<A>::from_zarr_bytes(&expected, shape, endian).unwrap();
+            assert!(decoded.is_standard_layout());
+            assert_eq!(common::bits_of(decoded.view()), common::bits_of(a.view()));
+            let read = ArrayD::<A>::read_zarr_bytes(&expected[..], shape, endian).unwrap();
+            assert_eq!(common::bits_of(read.view()), common::bits_of(a.view()));
+        }
+    }
+    assert_eq!(checked, SHAPES.len() * 2 * LAYOUTS.len());
+}
+
+#[test]
+fn layouts_u8() {
+    check_type::<u8>();
+}
+#[test]
+fn layouts_i8() {
+    check_type::<i8>();
+}
+#[test]
+fn layouts_u16() {
+    check_type::<u16>();
+}
+#[test]
+fn layouts_i32() {
+    check_type::<i32>();
+}
+#[test]
+fn layouts_f16() {
+    check_type::<f16>();
+}
+#[test]
+fn layouts_f64() {
+    check_type::<f64>();
+}
+#[test]
+fn layouts_complex64() {
+    check_type::<Complex<f32>>();
+}
+#[test]
+fn layouts_complex128() {
+    check_type::<Complex<f64>>();
+}
+#[test]
+fn layouts_r24() {
+    check_type::<[u8; 3]>();
+}
+
+#[test]
+fn layouts_bool() {
+    // Deterministic elements map to bool through their low bit.
+    let mut checked = 0;
+    for &shape in SHAPES {
+        let n: usize = shape.iter().product();
+        let a = ArrayD::from_shape_vec(
+            IxDyn(shape),
+            (0..n).map(|i| (i * 7 + i / 3) % 3 == 0).collect(),
+        )
+        .unwrap();
+        let expected: Vec<u8> = a.iter().map(|&b| b as u8).collect();
+        for layout in LAYOUTS {
+            let mut storage = layout.storage(shape, false);
+            layout.view(storage.view_mut()).assign(&a);
+            let view = layout.view(storage.view_mut());
+            assert_eq!(view, a, "{layout:?} {shape:?} is not the logical array");
+            assert_eq!(
+                view.to_zarr_bytes(Endian::Big),
+                expected,
+                "{layout:?} {shape:?}"
+            );
+            let mut target = layout.storage(shape, true);
+            let mut view = layout.view(target.view_mut());
+            view.decode_zarr_bytes_into(&expected, Endian::Little)
+                .unwrap();
+            assert_eq!(view, a, "{layout:?} {shape:?}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, SHAPES.len() * LAYOUTS.len());
+}
+
+#[test]
+fn broadcast_views_repeat_their_elements() {
+    let row = Array1::from(vec![1u16, 2, 3]);
+    let rows = row.broadcast((2, 3)).unwrap();
+    assert_eq!(
+        rows.to_zarr_bytes(Endian::Big),
+        [0, 1, 0, 2, 0, 3, 0, 1, 0, 2, 0, 3]
+    );
+    let col = Array2::from_shape_vec((2, 1), vec![0x0102u16, 0x0304]).unwrap();
+    let cols = col.broadcast((2, 3)).unwrap();
+    assert_eq!(
+        cols.to_zarr_bytes(Endian::Little),
+        [2, 1, 2, 1, 2, 1, 4, 3, 4, 3, 4, 3]
+    );
+    let scalar = arr0(-1i8);
+    let many = scalar.broadcast((2, 2, 100)).unwrap();
+    assert_eq!(many.to_zarr_bytes(Endian::Big), vec![0xff; 400]);
+    let mut written = Vec::new();
+    cols.write_zarr_bytes(Endian::Little, &mut written).unwrap();
+    assert_eq!(written, cols.to_zarr_bytes(Endian::Little));
+}
+
+#[test]
+fn zero_dimensional_arrays() {
+    let a = arr0(f64::from_bits(0x7ff0_0000_0000_0001));
+    let bytes = a.to_zarr_bytes(Endian::Big);
+    assert_eq!(bytes, [0x7f, 0xf0, 0, 0, 0, 0, 0, 1]);
+    let back = ndarray::Array0::<f64>::from_zarr_bytes(&bytes, (), Endian::Big).unwrap();
+    assert_eq!(back.into_scalar().to_bits(), 0x7ff0_0000_0000_0001);
+}
+
+#[test]
+fn write_crosses_buffer_windows() {
+    // Bigger than the write buffer along every axis, in a transposed layout.
+    let a = standard::<u64>(&[3, 1100, 7]);
+    let t = a.view().permuted_axes(vec![2, 0, 1]);
+    let mut written = Vec::new();
+    t.write_zarr_bytes(Endian::Big, &mut written).unwrap();
+    assert_eq!(written, reference_bytes(t, Endian::Big));
+    let long = standard::<f64>(&[20_000]);
+    let rev = long.slice(ndarray::s![..;-1]);
+    let mut written = Vec::new();
+    rev.write_zarr_bytes(Endian::Little, &mut written).unwrap();
+    assert_eq!(written, reference_bytes(rev, Endian::Little));
+}
