@@ -83,9 +83,7 @@ impl<A: Element, D: Dimension> BytesDecode for Array<A, D> {
         Sh: IntoDimension<Dim = D>,
     {
         let dim = shape.into_dimension();
-        let len = checked_bytes::<A>(dim.slice(), bytes)?;
-        let mut elements = bytemuck::zeroed_vec::<A>(len);
-        A::read(bytes, endian, &mut elements);
+        let elements = decode_vec(bytes, dim.slice(), endian)?;
         into_array(dim, elements)
     }
 
@@ -181,7 +179,19 @@ fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
     }
 }
 
-fn into_array<A, D: Dimension>(dim: D, elements: Vec<A>) -> Result<Array<A, D>, Error> {
+/// The checked elements of `bytes` in C order, in their only allocation.
+pub(crate) fn decode_vec<A: Element>(
+    bytes: &[u8],
+    shape: &[usize],
+    endian: Endian,
+) -> Result<Vec<A>, Error> {
+    let len = checked_bytes::<A>(shape, bytes)?;
+    let mut elements = bytemuck::zeroed_vec::<A>(len);
+    A::read(bytes, endian, &mut elements);
+    Ok(elements)
+}
+
+pub(crate) fn into_array<A, D: Dimension>(dim: D, elements: Vec<A>) -> Result<Array<A, D>, Error> {
     // The shape and length were checked, so ndarray agrees; its only objection would be size.
     Array::from_shape_vec(dim, elements).map_err(|_| Error::ShapeOverflow {
         element_size: std::mem::size_of::<A>(),

@@ -10,7 +10,7 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::f16;
 use num_complex::Complex;
 
-use crate::Endian;
+use crate::{DataType, Endian};
 
 /// A fixed-size element type the `bytes` codec can encode.
 ///
@@ -30,6 +30,8 @@ use crate::Endian;
 pub trait Element: Copy + Send + Sync + Zeroable + NoUninit + 'static + sealed::Convert {
     /// Bytes per encoded element.
     const SIZE: usize;
+    /// The Zarr data type of this element.
+    const DATA_TYPE: DataType;
 }
 
 pub(crate) mod sealed {
@@ -94,9 +96,10 @@ word!(u64, write_u64_into, read_u64_into);
 
 /// An element that is a `Pod` run of one word type.
 macro_rules! element {
-    ($t:ty => $w:ty) => {
+    ($t:ty => $w:ty, $d:ident) => {
         impl Element for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
+            const DATA_TYPE: DataType = DataType::$d;
         }
         impl sealed::Convert for $t {
             fn is_verbatim(endian: Endian) -> bool {
@@ -112,19 +115,19 @@ macro_rules! element {
     };
 }
 
-element!(u8 => u8);
-element!(i8 => u8);
-element!(u16 => u16);
-element!(i16 => u16);
-element!(f16 => u16);
-element!(u32 => u32);
-element!(i32 => u32);
-element!(f32 => u32);
-element!(u64 => u64);
-element!(i64 => u64);
-element!(f64 => u64);
-element!(Complex<f32> => u32);
-element!(Complex<f64> => u64);
+element!(u8 => u8, UInt8);
+element!(i8 => u8, Int8);
+element!(u16 => u16, UInt16);
+element!(i16 => u16, Int16);
+element!(f16 => u16, Float16);
+element!(u32 => u32, UInt32);
+element!(i32 => u32, Int32);
+element!(f32 => u32, Float32);
+element!(u64 => u64, UInt64);
+element!(i64 => u64, Int64);
+element!(f64 => u64, Float64);
+element!(Complex<f32> => u32, Complex64);
+element!(Complex<f64> => u64, Complex128);
 
 /// Raw bits `r{8N}`: N bytes copied as they are.
 impl<const N: usize> Element for [u8; N] {
@@ -132,6 +135,7 @@ impl<const N: usize> Element for [u8; N] {
         assert!(N > 0, "a raw bits type has at least 8 bits");
         N
     };
+    const DATA_TYPE: DataType = DataType::RawBits(8 * N);
 }
 
 impl<const N: usize> sealed::Convert for [u8; N] {
@@ -149,6 +153,7 @@ impl<const N: usize> sealed::Convert for [u8; N] {
 /// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode.
 impl Element for bool {
     const SIZE: usize = 1;
+    const DATA_TYPE: DataType = DataType::Bool;
 }
 
 impl sealed::Convert for bool {

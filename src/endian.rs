@@ -1,12 +1,15 @@
 //! Byte order of multi-byte element components.
 
 use std::fmt;
+use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::Error;
 
 /// The byte order of the `bytes` codec's `endian` configuration.
 ///
-/// Serializes as Zarr writes it: `"little"` or `"big"`.
+/// Serializes as Zarr writes it, `"little"` or `"big"`, and parses only those two strings.
 ///
 /// # Examples
 ///
@@ -17,7 +20,7 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(Endian::Little.to_string(), "little");
 /// assert!(Endian::NATIVE == Endian::Little || Endian::NATIVE == Endian::Big);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Endian {
     /// Least significant byte first.
@@ -46,5 +49,27 @@ impl Endian {
 impl fmt::Display for Endian {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.as_str())
+    }
+}
+
+impl FromStr for Endian {
+    type Err = Error;
+
+    /// Parse exactly `"little"` or `"big"`.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "little" => Ok(Endian::Little),
+            "big" => Ok(Endian::Big),
+            other => Err(Error::InvalidEndian {
+                value: other.into(),
+            }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Endian {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }

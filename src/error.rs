@@ -2,6 +2,8 @@
 
 use std::{error, fmt, io};
 
+use crate::DataType;
+
 /// Everything that can go wrong while encoding or decoding.
 ///
 /// Every variant carries the numbers needed to understand it, and the message says them.
@@ -43,6 +45,33 @@ pub enum Error {
     },
     /// A reader failed.
     Io(io::Error),
+    /// An endian that is not exactly `"little"` or `"big"`.
+    InvalidEndian {
+        /// The value as given.
+        value: String,
+    },
+    /// A data type name that is not a Zarr data type this crate knows.
+    UnknownDataType {
+        /// The name as given.
+        name: String,
+    },
+    /// A raw bits type whose number of bits is not a positive multiple of 8.
+    InvalidRawBits {
+        /// The name as given, or as printed for a constructed `RawBits`.
+        name: String,
+    },
+    /// A multi-byte data type with a `bytes` codec that has no `endian`.
+    EndianRequired {
+        /// The data type that needs it.
+        data_type: DataType,
+    },
+    /// The element type in hand is not the data type asked for.
+    TypeMismatch {
+        /// The data type asked for.
+        expected: DataType,
+        /// The data type in hand.
+        found: DataType,
+    },
 }
 
 impl fmt::Display for Error {
@@ -69,6 +98,21 @@ impl fmt::Display for Error {
                 "reader ended early: the shape needs {expected} bytes, received {received}"
             ),
             Error::Io(_) => f.write_str("failed to read the encoded bytes"),
+            Error::InvalidEndian { value } => {
+                write!(f, "invalid endian {value:?}: must be \"little\" or \"big\"")
+            }
+            Error::UnknownDataType { name } => write!(f, "unknown data type {name:?}"),
+            Error::InvalidRawBits { name } => write!(
+                f,
+                "invalid raw bits data type {name:?}: the bits must be a positive multiple of 8"
+            ),
+            Error::EndianRequired { data_type } => write!(
+                f,
+                "the bytes codec needs an endian for the multi-byte data type {data_type}"
+            ),
+            Error::TypeMismatch { expected, found } => {
+                write!(f, "data type mismatch: expected {expected}, found {found}")
+            }
         }
     }
 }

@@ -60,14 +60,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod codec;
+mod data_type;
 mod decode;
+mod dyn_array;
 mod element;
 mod encode;
 mod endian;
 mod error;
 mod layout;
 
+pub use codec::BytesCodec;
+pub use data_type::DataType;
 pub use decode::{BytesDecode, BytesDecodeInto, READ_BUFFER_SIZE};
+pub use dyn_array::DynArray;
 pub use element::Element;
 pub use encode::{BytesEncode, WRITE_BUFFER_SIZE};
 pub use endian::Endian;

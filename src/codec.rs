@@ -1,0 +1,255 @@
+//! The codec object of `zarr.json`, and encoding driven by it.
+
+use std::fmt;
+
+use ndarray::{Array, ArrayBase, Data, Dimension, IntoDimension};
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::{BytesDecode, DataType, DynArray, Element, Endian, Error};
+
+/// The `bytes` codec as `zarr.json` describes it.
+///
+/// Serializes canonically as `{"name": "bytes", "configuration": {"endian": "little"}}`, or
+/// `{"name": "bytes"}` when `endian` is `None`. Reads that, `{"name": "bytes",
+/// "configuration": {}}`, the legacy name `"endian"`, and the short form `"bytes"`; rejects
+/// unknown keys, any endian but `"little"` and `"big"`, and any other name.
+///
+/// # Examples
+///
+/// ```
+/// use zarr_bytes::{BytesCodec, DataType, Endian, Error};
+///
+/// let codec: BytesCodec = serde_json::from_str(r#"{"name": "bytes", "configuration": {"endian": "big"}}"#).unwrap();
+/// assert_eq!(codec, BytesCodec::new(Endian::Big));
+/// let short: BytesCodec = serde_json::from_str(r#""bytes""#).unwrap();
+/// assert_eq!(short.endian, None);
+/// assert!(matches!(short.validate(&DataType::Float64), Err(Error::EndianRequired { .. })));
+/// assert!(short.validate(&DataType::UInt8).is_ok());
+/// assert_eq!(serde_json::to_string(&short).unwrap(), r#"{"name":"bytes"}"#);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BytesCodec {
+    /// The byte order of multi-byte components; may be absent for single-byte types.
+    pub endian: Option<Endian>,
+}
+
+impl BytesCodec {
+    /// A codec with the given byte order.
+    pub const fn new(endian: Endian) -> Self {
+        BytesCodec {
+            endian: Some(endian),
+        }
+    }
+
+    /// Check that this codec can encode `data_type`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EndianRequired`] for a multi-byte type without an endian, and
+    /// [`Error::InvalidRawBits`] for a raw bits type that is not a positive multiple of 8.
+    /// An endian on a single-byte type or raw bits is accepted and has no effect.
+    pub fn validate(&self, data_type: &DataType) -> Result<(), Error> {
+        data_type.check()?;
+        if self.endian.is_none() && data_type.endian_applies() {
+            return Err(Error::EndianRequired {
+                data_type: *data_type,
+            });
+        }
+        Ok(())
+    }
+
+    /// The byte order to convert with, once validated (any will do when none applies).
+    fn order(&self) -> Endian {
+        self.endian.unwrap_or(Endian::NATIVE)
+    }
+
+    /// Encode a typed array after validating this codec for its data type.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), and [`Error::ShapeOverflow`] for a broadcast view
+    /// larger than `isize::MAX` bytes.
+    pub fn encode<A, S, D>(&self, array: &ArrayBase<S, D>) -> Result<Vec<u8>, Error>
+    where
+        A: Element,
+        S: Data<Elem = A>,
+        D: Dimension,
+    {
+        self.validate(&A::DATA_TYPE)?;
+        let len = crate::layout::checked_len(array.shape(), A::SIZE)?;
+        let mut out = vec![0u8; len * A::SIZE];
+        crate::BytesEncode::encode_zarr_bytes_into(array, self.order(), &mut out)?;
+        Ok(out)
+    }
+
+    /// Decode a typed array after validating this codec for its data type.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`BytesDecode::from_zarr_bytes`].
+    pub fn decode<A, Sh>(&self, bytes: &[u8], shape: Sh) -> Result<Array<A, Sh::Dim>, Error>
+    where
+        A: Element,
+        Sh: IntoDimension,
+    {
+        self.validate(&A::DATA_TYPE)?;
+        Array::from_zarr_bytes(bytes, shape, self.order())
+    }
+
+    /// Decode an array whose data type is known only at run time.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`BytesDecode::from_zarr_bytes`]; nothing is
+    /// allocated before the length and shape checks pass.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use zarr_bytes::{BytesCodec, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// let d = codec.decode_dyn(&[1, 0, 2, 0, 3, 0], &DataType::Int16, &[3])?;
+    /// assert_eq!(d, DynArray::Int16(ndarray::arr1(&[1i16, 2, 3]).into_dyn()));
+    /// let raw = codec.decode_dyn(&[1, 2, 3, 4, 5, 6], &"r24".parse()?, &[2])?;
+    /// assert_eq!(raw.shape(), &[2]);
+    /// assert_eq!(codec.encode_dyn(&raw)?, [1, 2, 3, 4, 5, 6]);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn decode_dyn(
+        &self,
+        bytes: &[u8],
+        data_type: &DataType,
+        shape: &[usize],
+    ) -> Result<DynArray, Error> {
+        self.validate(data_type)?;
+        DynArray::decode(bytes, data_type, shape, self.order())
+    }
+
+    /// Encode an array whose data type is known only at run time.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) for the array's data type.
+    pub fn encode_dyn(&self, array: &DynArray) -> Result<Vec<u8>, Error> {
+        self.validate(&array.data_type())?;
+        array.encode(self.order())
+    }
+}
+
+/// The codec names this crate reads; only the first is written.
+const NAMES: [&str; 2] = ["bytes", "endian"];
+
+impl Serialize for BytesCodec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", NAMES[0])?;
+        if let Some(endian) = self.endian {
+            map.serialize_entry(
+                "configuration",
+                &Configuration {
+                    endian: Some(endian),
+                },
+            )?;
+        }
+        map.end()
+    }
+}
+
+/// The `configuration` object: a map whose only key is `endian`.
+struct Configuration {
+    endian: Option<Endian>,
+}
+
+impl Serialize for Configuration {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(endian) = self.endian {
+            map.serialize_entry("endian", &endian)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Configuration {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ConfigurationVisitor)
+    }
+}
+
+struct ConfigurationVisitor;
+
+impl<'de> Visitor<'de> for ConfigurationVisitor {
+    type Value = Configuration;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a configuration object such as {"endian": "little"}"#)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Configuration, M::Error> {
+        let mut endian = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "endian" if endian.is_none() => endian = Some(map.next_value::<Endian>()?),
+                "endian" => return Err(de::Error::duplicate_field("endian")),
+                other => return Err(de::Error::unknown_field(other, &["endian"])),
+            }
+        }
+        Ok(Configuration { endian })
+    }
+}
+
+fn check_name<E: de::Error>(name: &str) -> Result<(), E> {
+    if NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(E::custom(format_args!(
+            "codec name {name:?} is not \"bytes\" (or its old name \"endian\")"
+        )))
+    }
+}
+
+impl<'de> Deserialize<'de> for BytesCodec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CodecVisitor)
+    }
+}
+
+struct CodecVisitor;
+
+impl<'de> Visitor<'de> for CodecVisitor {
+    type Value = BytesCodec;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a bytes codec: "bytes" or {"name": "bytes", "configuration": {"endian": "little" | "big"}}"#)
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<BytesCodec, E> {
+        check_name(name)?;
+        Ok(BytesCodec::default())
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<BytesCodec, M::Error> {
+        let mut name: Option<String> = None;
+        let mut configuration: Option<Configuration> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "name" if name.is_none() => name = Some(map.next_value()?),
+                "configuration" if configuration.is_none() => {
+                    configuration = Some(map.next_value()?)
+                }
+                "name" | "configuration" => {
+                    return Err(de::Error::duplicate_field("name or configuration"))
+                }
+                other => return Err(de::Error::unknown_field(other, &["name", "configuration"])),
+            }
+        }
+        let name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+        check_name(&name)?;
+        Ok(BytesCodec {
+            endian: configuration.and_then(|c| c.endian),
+        })
+    }
+}
