@@ -4,7 +4,7 @@ use std::io::{self, Read};
 
 use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
 
-use crate::layout::{self, Visitor, LANE};
+use crate::layout::{self, Block, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -234,11 +234,12 @@ pub(crate) fn decode<A: Element>(
     }
 }
 
-/// Lanes from bytes to memory.
+/// Blocks from bytes to memory.
 struct Decoder<'b, A> {
     endian: Endian,
     bytes: &'b [u8],
-    scratch: [A; LANE],
+    /// Allocated on the first block that needs it: standard layouts never do.
+    scratch: Vec<A>,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -246,37 +247,45 @@ impl<'b, A: Element> Decoder<'b, A> {
         Decoder {
             endian,
             bytes,
-            scratch: [A::zeroed(); LANE],
+            scratch: Vec::new(),
         }
     }
 }
 
 impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
-    fn lane(
-        &mut self,
-        memory: &mut &'a mut [A],
-        start: usize,
-        step: isize,
-        len: usize,
-        out: usize,
-    ) {
-        let bytes = &self.bytes[out * A::SIZE..(out + len) * A::SIZE];
-        if step == 1 {
-            A::read(bytes, self.endian, &mut memory[start..start + len]);
+    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+        let n = b.cols * A::SIZE;
+        if b.col_step == 1 {
+            for r in 0..b.rows {
+                let at = (b.out + r * b.out_row) * A::SIZE;
+                A::read(
+                    &self.bytes[at..at + n],
+                    self.endian,
+                    &mut memory[b.row(r)..][..b.cols],
+                );
+            }
             return;
         }
-        A::read(bytes, self.endian, &mut self.scratch[..len]);
-        for (i, &x) in self.scratch[..len].iter().enumerate() {
-            memory[(start as isize + i as isize * step) as usize] = x;
+        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        for (r, row) in self
+            .scratch
+            .chunks_exact_mut(b.cols)
+            .take(b.rows)
+            .enumerate()
+        {
+            let at = (b.out + r * b.out_row) * A::SIZE;
+            A::read(&self.bytes[at..at + n], self.endian, row);
         }
+        layout::scatter(&self.scratch, &b, memory);
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
+        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();
         while at < total {
-            let len = LANE.min(total - at);
+            let len = self.scratch.len().min(total - at);
             let bytes = &self.bytes[at * A::SIZE..(at + len) * A::SIZE];
             A::read(bytes, self.endian, &mut self.scratch[..len]);
             // The scratch side goes first in the zip, so no element is drawn and dropped.
@@ -285,5 +294,9 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             }
             at += len;
         }
+    }
+
+    fn scratch_len(&self) -> usize {
+        layout::scratch_len::<A>()
     }
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
-use crate::layout::{self, Visitor, LANE};
+use crate::layout::{self, Block, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through.
@@ -122,13 +122,32 @@ where
         let per_window = (WRITE_BUFFER_SIZE / A::SIZE).max(1);
         let mut buffer = vec![0u8; per_window.min(len) * A::SIZE];
         let mut result = Ok(());
-        layout::windows(self.view().into_dyn(), per_window, 0, &mut |piece, _| {
-            if result.is_ok() {
-                let bytes = &mut buffer[..piece.len() * A::SIZE];
-                encode(piece, endian, bytes);
-                result = writer.write_all(bytes);
+        let view = self.view().into_dyn();
+        match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
+            // One memory slice: windows are index arithmetic, and each keeps the tiling.
+            Some((strided, mut memory)) => {
+                let mut scratch = Vec::new();
+                layout::windows(strided, per_window, 0, &mut |window, _| {
+                    if result.is_ok() {
+                        let bytes = &mut buffer[..window.len() * A::SIZE];
+                        let mut encoder = Encoder::new(endian, bytes);
+                        encoder.scratch = std::mem::take(&mut scratch);
+                        layout::plan(&window, encoder.scratch_len(), |b| {
+                            encoder.block(&mut memory, b)
+                        });
+                        scratch = encoder.scratch;
+                        result = writer.write_all(bytes);
+                    }
+                });
             }
-        });
+            None => layout::windows(view, per_window, 0, &mut |piece, _| {
+                if result.is_ok() {
+                    let bytes = &mut buffer[..piece.len() * A::SIZE];
+                    encode(piece, endian, bytes);
+                    result = writer.write_all(bytes);
+                }
+            }),
+        }
         result
     }
 }
@@ -141,11 +160,12 @@ pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
     }
 }
 
-/// Lanes from memory to bytes.
+/// Blocks from memory to bytes.
 struct Encoder<'o, A> {
     endian: Endian,
     out: &'o mut [u8],
-    scratch: [A; LANE],
+    /// Allocated on the first block that needs it: standard layouts never do.
+    scratch: Vec<A>,
 }
 
 impl<'o, A: Element> Encoder<'o, A> {
@@ -153,27 +173,40 @@ impl<'o, A: Element> Encoder<'o, A> {
         Encoder {
             endian,
             out,
-            scratch: [A::zeroed(); LANE],
+            scratch: Vec::new(),
         }
     }
 }
 
 impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
-    fn lane(&mut self, memory: &mut &'a [A], start: usize, step: isize, len: usize, out: usize) {
-        let bytes = &mut self.out[out * A::SIZE..(out + len) * A::SIZE];
-        if step == 1 {
-            A::write(&memory[start..start + len], self.endian, bytes);
+    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+        let n = b.cols * A::SIZE;
+        if b.col_step == 1 {
+            for r in 0..b.rows {
+                let at = (b.out + r * b.out_row) * A::SIZE;
+                A::write(
+                    &memory[b.row(r)..][..b.cols],
+                    self.endian,
+                    &mut self.out[at..at + n],
+                );
+            }
             return;
         }
-        for (i, x) in self.scratch[..len].iter_mut().enumerate() {
-            *x = memory[(start as isize + i as isize * step) as usize];
+        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        let tile = &mut self.scratch[..b.rows * b.cols];
+        layout::gather(memory, &b, tile);
+        // One conversion for the tile, then rows that are plain copies.
+        A::swap(tile, self.endian);
+        for (r, row) in tile.chunks_exact(b.cols).enumerate() {
+            let at = (b.out + r * b.out_row) * A::SIZE;
+            A::write(row, Endian::NATIVE, &mut self.out[at..at + n]);
         }
-        A::write(&self.scratch[..len], self.endian, bytes);
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
+        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
         let mut elements = view.iter();
-        let mut at = out;
+        let mut at = out * A::SIZE;
         loop {
             let mut len = 0;
             for (slot, x) in self.scratch.iter_mut().zip(&mut elements) {
@@ -183,9 +216,13 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             if len == 0 {
                 return;
             }
-            let bytes = &mut self.out[at * A::SIZE..(at + len) * A::SIZE];
-            A::write(&self.scratch[..len], self.endian, bytes);
-            at += len;
+            let n = len * A::SIZE;
+            A::write(&self.scratch[..len], self.endian, &mut self.out[at..at + n]);
+            at += n;
         }
+    }
+
+    fn scratch_len(&self) -> usize {
+        layout::scratch_len::<A>()
     }
 }

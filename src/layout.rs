@@ -1,20 +1,20 @@
 //! Logical C-order traversal of any ndarray layout, shared by encode and decode.
 //!
-//! The traversal cuts an array into *lanes*: runs of elements that are consecutive in the
-//! C-order byte stream. A lane whose elements are also consecutive in memory is converted
-//! in one bulk call; any other lane is gathered (or scattered) through a small stack buffer
-//! of [`LANE`] elements. Arrays whose last axis is not the one contiguous in memory
-//! (Fortran order, transposed views) are walked in tiles, so that both the memory side and
-//! the stream side stay in cache.
+//! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
+//! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
+//! is converted row by row in bulk; any other block is gathered (or scattered) through a
+//! scratch buffer of [`SCRATCH_BYTES`] and converted from there in bulk. Arrays whose last
+//! axis is not the one contiguous in memory (Fortran order, transposed views) are walked in
+//! tiles that read memory column by column, so both the memory and the stream stay in cache.
 
 use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
 
 use crate::Error;
 
-/// Elements per gathered lane: the size of the stack buffer of a non-contiguous lane.
-pub(crate) const LANE: usize = 64;
-/// Rows per tile of a transposed traversal; a tile is `TILE_ROWS` × [`LANE`] elements.
-const TILE_ROWS: usize = 64;
+/// Bytes of the scratch buffer that non-contiguous blocks pass through.
+pub(crate) const SCRATCH_BYTES: usize = 32 * 1024;
+/// Columns of a tile: one stream row segment of a transposed traversal.
+const TILE_COLS: usize = 64;
 /// Axes the traversal plans on the stack; arrays with more are split first.
 const MAX_AXES: usize = 32;
 
@@ -36,30 +36,98 @@ pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize,
     }
 }
 
-/// A view the traversal can take apart: shared for encoding, exclusive for decoding.
-pub(crate) trait View: Sized {
-    /// The elements' memory: `&[A]` or `&mut [A]`.
-    type Memory;
+/// Something the traversal can cut along axis 0: a view, or a [`Strided`] description.
+pub(crate) trait Split: Sized {
     fn shape(&self) -> &[usize];
     fn strides(&self) -> &[isize];
-    /// All elements as one memory slice (lowest address first), when they are contiguous.
-    fn into_memory(self) -> Result<Self::Memory, Self>;
     /// Indices `..index` and `index..` of axis 0.
     fn split_at(self, index: usize) -> (Self, Self);
     /// Index 0 of axis 0, without that axis.
     fn into_first(self) -> Self;
 }
 
-impl<'a, A> View for ArrayView<'a, A, IxDyn> {
-    type Memory = &'a [A];
+/// A view the traversal can take apart: shared for encoding, exclusive for decoding.
+pub(crate) trait View: Split {
+    /// The elements' memory: `&[A]` or `&mut [A]`.
+    type Memory;
+    /// All elements as one memory slice (lowest address first), when they are contiguous.
+    fn into_memory(self) -> Result<Self::Memory, Self>;
+}
+
+/// Where the elements of an array sit in one memory slice: shape, strides, and the index
+/// of the first element. Cutting it costs index arithmetic only.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Strided {
+    ndim: usize,
+    shape: [usize; MAX_AXES],
+    strides: [isize; MAX_AXES],
+    first: usize,
+}
+
+impl Strided {
+    /// The description of an array whose memory slice starts at its lowest address; `None`
+    /// for more axes than the traversal plans on the stack.
+    pub fn of(shape: &[usize], strides: &[isize]) -> Option<Strided> {
+        let ndim = shape.len();
+        if ndim > MAX_AXES {
+            return None;
+        }
+        let mut s = Strided {
+            ndim,
+            shape: [0; MAX_AXES],
+            strides: [0; MAX_AXES],
+            first: 0,
+        };
+        s.shape[..ndim].copy_from_slice(shape);
+        s.strides[..ndim].copy_from_slice(strides);
+        // The first element sits past every negatively strided axis.
+        if !shape.contains(&0) {
+            s.first = shape
+                .iter()
+                .zip(strides)
+                .filter(|&(_, &st)| st < 0)
+                .map(|(&len, &st)| (len - 1) * st.unsigned_abs())
+                .sum();
+        }
+        Some(s)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape().iter().product()
+    }
+}
+
+impl Split for Strided {
+    fn shape(&self) -> &[usize] {
+        &self.shape[..self.ndim]
+    }
+    fn strides(&self) -> &[isize] {
+        &self.strides[..self.ndim]
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (mut head, mut tail) = (self, self);
+        head.shape[0] = index;
+        tail.shape[0] -= index;
+        if index < self.shape[0] {
+            tail.first = (self.first as isize + index as isize * self.strides[0]) as usize;
+        }
+        (head, tail)
+    }
+    fn into_first(mut self) -> Self {
+        self.shape.copy_within(1..self.ndim, 0);
+        self.strides.copy_within(1..self.ndim, 0);
+        self.ndim -= 1;
+        self
+    }
+}
+
+impl<A> Split for ArrayView<'_, A, IxDyn> {
     fn shape(&self) -> &[usize] {
         ArrayView::shape(self)
     }
     fn strides(&self) -> &[isize] {
         ArrayView::strides(self)
-    }
-    fn into_memory(self) -> Result<&'a [A], Self> {
-        self.to_slice_memory_order().ok_or(self)
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         ArrayView::split_at(self, Axis(0), index)
@@ -69,20 +137,19 @@ impl<'a, A> View for ArrayView<'a, A, IxDyn> {
     }
 }
 
-impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
-    type Memory = &'a mut [A];
+impl<'a, A> View for ArrayView<'a, A, IxDyn> {
+    type Memory = &'a [A];
+    fn into_memory(self) -> Result<&'a [A], Self> {
+        self.to_slice_memory_order().ok_or(self)
+    }
+}
+
+impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
     fn shape(&self) -> &[usize] {
         ArrayViewMut::shape(self)
     }
     fn strides(&self) -> &[isize] {
         ArrayViewMut::strides(self)
-    }
-    fn into_memory(mut self) -> Result<&'a mut [A], Self> {
-        if self.as_slice_memory_order_mut().is_none() {
-            return Err(self);
-        }
-        // Contiguous, as just checked: this conversion cannot come back empty-handed.
-        self.into_slice_memory_order().ok_or_else(|| unreachable!())
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         ArrayViewMut::split_at(self, Axis(0), index)
@@ -92,30 +159,169 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     }
 }
 
-/// What encoding and decoding do with each lane the traversal finds.
-///
-/// Positions are in elements: `start` indexes the memory slice, `out` the C-order stream.
+impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
+    type Memory = &'a mut [A];
+    fn into_memory(mut self) -> Result<&'a mut [A], Self> {
+        if self.as_slice_memory_order_mut().is_none() {
+            return Err(self);
+        }
+        // Contiguous, as just checked: this conversion cannot come back empty-handed.
+        self.into_slice_memory_order().ok_or_else(|| unreachable!())
+    }
+}
+
+/// Elements the scratch buffer of `A` holds: at least one.
+pub(crate) fn scratch_len<A>() -> usize {
+    (SCRATCH_BYTES / std::mem::size_of::<A>().max(1)).max(1)
+}
+
+/// `rows` × `cols` elements: element (r, c) sits at memory index
+/// `start + r * row_step + c * col_step` and at stream position `out + r * out_row + c`.
+/// Unless `col_step == 1`, `rows * cols` fits the scratch buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Block {
+    pub start: usize,
+    pub rows: usize,
+    pub row_step: isize,
+    pub cols: usize,
+    pub col_step: isize,
+    pub out: usize,
+    pub out_row: usize,
+}
+
+impl Block {
+    /// Memory index of element (r, c).
+    fn at(&self, r: usize, c: usize) -> usize {
+        (self.start as isize + r as isize * self.row_step + c as isize * self.col_step) as usize
+    }
+
+    /// Memory index of the first element of row `r`.
+    pub fn row(&self, r: usize) -> usize {
+        self.at(r, 0)
+    }
+}
+
+/// What encoding and decoding do with each block the traversal finds.
 pub(crate) trait Visitor<V: View> {
-    /// Convert `len` elements `memory[start + i * step]` at stream position `out + i`.
-    /// `len <= LANE` whenever `step != 1`.
-    fn lane(&mut self, memory: &mut V::Memory, start: usize, step: isize, len: usize, out: usize);
+    /// Convert one block (positions in elements: memory slice, C-order stream).
+    fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
+    /// Elements the visitor's scratch buffer holds.
+    fn scratch_len(&self) -> usize;
+}
+
+/// Copy the elements of `block` from `memory` into `scratch` in stream order.
+pub(crate) fn gather<A: Copy>(memory: &[A], block: &Block, scratch: &mut [A]) {
+    let scratch = &mut scratch[..block.rows * block.cols];
+    if block.rows == 1 {
+        let lane = Lane::new(block.start, block.col_step, block.cols);
+        return lane.pair(memory, scratch.iter_mut(), |s, m| *s = *m);
+    }
+    // Column by column: the tile case reads each column along memory.
+    for c in 0..block.cols {
+        let lane = Lane::new(block.at(0, c), block.row_step, block.rows);
+        lane.pair(
+            memory,
+            scratch[c..].iter_mut().step_by(block.cols),
+            |s, m| *s = *m,
+        );
+    }
+}
+
+/// Copy `scratch`, in stream order, into the elements of `block` in `memory`.
+pub(crate) fn scatter<A: Copy>(scratch: &[A], block: &Block, memory: &mut [A]) {
+    let scratch = &scratch[..block.rows * block.cols];
+    if block.rows == 1 {
+        let lane = Lane::new(block.start, block.col_step, block.cols);
+        return lane.pair_mut(memory, scratch.iter(), |m, s| *m = *s);
+    }
+    for c in 0..block.cols {
+        let lane = Lane::new(block.at(0, c), block.row_step, block.rows);
+        lane.pair_mut(memory, scratch[c..].iter().step_by(block.cols), |m, s| {
+            *m = *s
+        });
+    }
+}
+
+/// Elements `first + i * step` (i < len) of a memory slice, walked in ascending memory
+/// order so that slice iterators need no index checks.
+struct Lane {
+    low: usize,
+    step: usize,
+    len: usize,
+    reversed: bool,
+}
+
+impl Lane {
+    fn new(first: usize, step: isize, len: usize) -> Lane {
+        let span = step.unsigned_abs() * len.saturating_sub(1);
+        let reversed = step < 0;
+        Lane {
+            low: if reversed { first - span } else { first },
+            step: step.unsigned_abs(),
+            len,
+            reversed,
+        }
+    }
+
+    /// Apply `f` to each (other, memory element) pair, in lane order.
+    fn pair<'m, A: 'm, T>(
+        &self,
+        memory: &'m [A],
+        other: impl DoubleEndedIterator<Item = T>,
+        f: impl FnMut(T, &'m A),
+    ) {
+        let mut f = f;
+        if self.step == 0 {
+            // Every element is the same one (a broadcast axis).
+            return other.take(self.len).for_each(|t| f(t, &memory[self.low]));
+        }
+        let span = &memory[self.low..self.low + self.step * (self.len - 1) + 1];
+        let elements = span.iter().step_by(self.step);
+        if self.reversed {
+            other.rev().zip(elements).for_each(|(t, m)| f(t, m));
+        } else {
+            other.zip(elements).for_each(|(t, m)| f(t, m));
+        }
+    }
+
+    /// Apply `f` to each (memory element, other) pair, in lane order.
+    fn pair_mut<'m, A: 'm, T>(
+        &self,
+        memory: &'m mut [A],
+        other: impl DoubleEndedIterator<Item = T>,
+        f: impl FnMut(&'m mut A, T),
+    ) {
+        let mut f = f;
+        if self.step == 0 {
+            // Several writes to one element: the last one wins, as in C order.
+            if let Some(t) = other.last() {
+                f(&mut memory[self.low], t);
+            }
+            return;
+        }
+        let span = &mut memory[self.low..self.low + self.step * (self.len - 1) + 1];
+        let elements = span.iter_mut().step_by(self.step);
+        if self.reversed {
+            other.rev().zip(elements).for_each(|(t, m)| f(m, t));
+        } else {
+            other.zip(elements).for_each(|(t, m)| f(m, t));
+        }
+    }
 }
 
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
 pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
     let ndim = view.shape().len();
     let mut view = view;
-    if ndim <= MAX_AXES {
-        let mut shape = [0usize; MAX_AXES];
-        let mut strides = [0isize; MAX_AXES];
-        shape[..ndim].copy_from_slice(view.shape());
-        strides[..ndim].copy_from_slice(view.strides());
+    if let Some(strided) = Strided::of(view.shape(), view.strides()) {
         match view.into_memory() {
             Ok(mut memory) => {
-                plan(&shape[..ndim], &strides[..ndim], |start, step, len, at| {
-                    visitor.lane(&mut memory, start, step, len, out + at)
+                let capacity = visitor.scratch_len();
+                plan(&strided, capacity, |mut block| {
+                    block.out += out;
+                    visitor.block(&mut memory, block)
                 });
                 return;
             }
@@ -138,7 +344,7 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
 
 /// Cut `view` into C-order pieces of at most `max_len` elements (at least one element
 /// each), calling `f` with each piece and its stream position, in stream order.
-pub(crate) fn windows<V: View>(view: V, max_len: usize, out: usize, f: &mut impl FnMut(V, usize)) {
+pub(crate) fn windows<V: Split>(view: V, max_len: usize, out: usize, f: &mut impl FnMut(V, usize)) {
     let shape = view.shape();
     let total: usize = shape.iter().product();
     if total <= max_len || shape.is_empty() {
@@ -169,19 +375,13 @@ pub(crate) fn windows<V: View>(view: V, max_len: usize, out: usize, f: &mut impl
 /// One axis as the plan sees it: length, memory stride, stream stride (in elements).
 type PlanAxis = (usize, isize, usize);
 
-/// Lanes of an array held in one memory slice, as `f(start, step, len, out)` calls.
-fn plan(shape: &[usize], strides: &[isize], mut f: impl FnMut(usize, isize, usize, usize)) {
+/// Blocks of an array held in one memory slice; `capacity` is the scratch size in elements.
+pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block)) {
+    let (shape, strides) = (strided.shape(), strided.strides());
     if shape.contains(&0) {
         return;
     }
-    // The slice starts at the lowest address; the first element sits past every
-    // negatively strided axis.
-    let base: isize = shape
-        .iter()
-        .zip(strides)
-        .filter(|&(_, &s)| s < 0)
-        .map(|(&len, &s)| (len as isize - 1) * -s)
-        .sum();
+    let base = strided.first as isize;
     // Axes that matter, innermost first, with neighbours merged when memory allows.
     let mut axes = [(0, 0, 0); MAX_AXES];
     let mut n = 0;
@@ -199,51 +399,64 @@ fn plan(shape: &[usize], strides: &[isize], mut f: impl FnMut(usize, isize, usiz
         stream_stride *= len;
     }
     let axes = &axes[..n];
-    let Some(&(len0, step0, _)) = axes.first() else {
-        f(base as usize, 1, 1, 0);
-        return;
+    let block = |start: isize, rows: PlanAxis, cols: PlanAxis, out: usize| Block {
+        start: start as usize,
+        rows: rows.0,
+        row_step: rows.1,
+        cols: cols.0,
+        col_step: cols.1,
+        out,
+        out_row: rows.2,
     };
-    if step0 == 1 {
-        odometer(&axes[1..], base, |m, o| f(m, 1, len0, o));
-        return;
+    let one = (1, 0, 0);
+    let Some(&last) = axes.first() else {
+        return f(block(base, one, (1, 1, 1), 0));
+    };
+    if last.1 == 1 {
+        // Rows contiguous in memory: blocks of whole rows, converted in bulk.
+        let (rows, outer) = match axes.get(1) {
+            Some(&rows) => (rows, &axes[2..]),
+            None => (one, &axes[1..]),
+        };
+        return odometer(outer, base, |m, o| f(block(m, rows, last, o)));
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
+    let cols = TILE_COLS.min(capacity);
+    let tile_rows = (capacity / cols).max(1);
     let p = (1..n).min_by_key(|&k| axes[k].1.unsigned_abs());
     match p {
-        Some(p) if axes[p].1.unsigned_abs() < step0.unsigned_abs() => {
-            let (rows, row_step, row_out) = axes[p];
+        Some(p) if axes[p].1.unsigned_abs() < last.1.unsigned_abs() => {
             let mut others = [(0, 0, 0); MAX_AXES];
             let k = n - 2;
             others[..p - 1].copy_from_slice(&axes[1..p]);
             others[p - 1..k].copy_from_slice(&axes[p + 1..]);
+            let (len, step, out_step) = axes[p];
             odometer(&others[..k], base, |m, o| {
-                for r0 in (0..rows).step_by(TILE_ROWS) {
-                    for c0 in (0..len0).step_by(LANE) {
-                        let cols = LANE.min(len0 - c0);
-                        let start = m as isize + c0 as isize * step0;
-                        for r in r0..rows.min(r0 + TILE_ROWS) {
-                            let s = (start + r as isize * row_step) as usize;
-                            f(s, step0, cols, o + r * row_out + c0);
-                        }
+                for c0 in (0..last.0).step_by(cols) {
+                    let width = (cols.min(last.0 - c0), last.1, 1);
+                    for r0 in (0..len).step_by(tile_rows) {
+                        let rows = (tile_rows.min(len - r0), step, out_step);
+                        let start = m + r0 as isize * step + c0 as isize * last.1;
+                        f(block(start, rows, width, o + r0 * out_step + c0));
                     }
                 }
             });
         }
         _ => odometer(&axes[1..], base, |m, o| {
-            for c0 in (0..len0).step_by(LANE) {
-                let start = (m as isize + c0 as isize * step0) as usize;
-                f(start, step0, LANE.min(len0 - c0), o + c0);
+            for c0 in (0..last.0).step_by(capacity) {
+                let width = (capacity.min(last.0 - c0), last.1, 1);
+                f(block(m + c0 as isize * last.1, one, width, o + c0));
             }
         }),
     }
 }
 
 /// Every index of `axes` (innermost first): `f(memory offset, stream offset)`.
-fn odometer(axes: &[PlanAxis], base: isize, mut f: impl FnMut(usize, usize)) {
+fn odometer(axes: &[PlanAxis], base: isize, mut f: impl FnMut(isize, usize)) {
     let mut index = [0usize; MAX_AXES];
     let (mut m, mut o) = (base, 0usize);
     loop {
-        f(m as usize, o);
+        f(m, o);
         let mut k = 0;
         loop {
             let Some(&(len, step, out_step)) = axes.get(k) else {
