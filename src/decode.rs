@@ -121,7 +121,8 @@ pub trait BytesDecodeInto {
     /// Fill `self` from C-order bytes of its shape.
     ///
     /// Works for any layout: Fortran order, transposed and strided views, slices of bigger
-    /// arrays. On error the array is left unchanged.
+    /// arrays. A wrong length is reported before anything is written; an invalid `bool`
+    /// byte may leave the elements before it written.
     ///
     /// # Errors
     ///
@@ -149,15 +150,21 @@ where
     D: Dimension,
 {
     fn decode_zarr_bytes_into(&mut self, bytes: &[u8], endian: Endian) -> Result<(), Error> {
-        checked_bytes::<A>(self.shape(), bytes)?;
-        decode(self.view_mut().into_dyn(), bytes, endian);
-        Ok(())
+        checked_length::<A>(self.shape(), bytes)?;
+        decode(self.view_mut().into_dyn(), bytes, endian)
     }
 }
 
 /// The element count of `shape` after checking that `bytes` has its exact size and holds
 /// only valid encodings.
 pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+    let len = checked_length::<A>(shape, bytes)?;
+    check_invalid::<A>(bytes, 0)?;
+    Ok(len)
+}
+
+/// The element count of `shape` after checking that `bytes` has its exact size.
+fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
     let len = layout::checked_len(shape, A::SIZE)?;
     if bytes.len() != len * A::SIZE {
         return Err(Error::LengthMismatch {
@@ -165,8 +172,26 @@ pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result
             actual: bytes.len(),
         });
     }
-    check_invalid::<A>(bytes, 0)?;
     Ok(len)
+}
+
+/// Bytes validated and converted per step of [`read_checked`]: small enough to stay in cache
+/// between the two.
+const CHECK_STEP: usize = 64 * 1024;
+
+/// Decode `bytes` into `dst`, validating each cache-sized piece just before converting it:
+/// one pass over memory instead of two.
+fn read_checked<A: Element>(bytes: &[u8], endian: Endian, dst: &mut [A]) -> Result<(), Error> {
+    let per = (CHECK_STEP / A::SIZE).max(1);
+    for (i, (src, d)) in bytes
+        .chunks(per * A::SIZE)
+        .zip(dst.chunks_mut(per))
+        .enumerate()
+    {
+        check_invalid::<A>(src, i * per * A::SIZE)?;
+        A::read(src, endian, d);
+    }
+    Ok(())
 }
 
 fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
@@ -222,15 +247,20 @@ fn fill(
     Ok(())
 }
 
-/// Decode checked `bytes` into `view`.
+/// Decode `bytes`, of checked length, into `view`.
 pub(crate) fn decode<A: Element>(
     mut view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
-) {
+) -> Result<(), Error> {
     match view.as_slice_mut() {
-        Some(slice) => A::read(bytes, endian, slice),
-        None => layout::walk(view, 0, &mut Decoder::new(endian, bytes)),
+        Some(slice) => read_checked(bytes, endian, slice),
+        None => {
+            // Tiles visit the bytes out of order: validate them all first.
+            check_invalid::<A>(bytes, 0)?;
+            layout::walk(view, 0, &mut Decoder::new(endian, bytes));
+            Ok(())
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::layout::{self, Block, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through.
-pub const WRITE_BUFFER_SIZE: usize = 64 * 1024;
+pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Encode an array with the `bytes` codec.
 ///

