@@ -297,16 +297,17 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             return;
         }
         self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
-        for (r, row) in self
-            .scratch
-            .chunks_exact_mut(b.cols)
-            .take(b.rows)
-            .enumerate()
-        {
+        let tile = &mut self.scratch[..b.rows * b.cols];
+        // Rows that are plain copies, converted while scattered.
+        for (r, row) in tile.chunks_exact_mut(b.cols).enumerate() {
             let at = (b.out + r * b.out_row) * A::SIZE;
-            A::read(&self.bytes[at..at + n], self.endian, row);
+            A::read(&self.bytes[at..at + n], Endian::NATIVE, row);
         }
-        layout::scatter(&self.scratch, &b, memory);
+        if A::is_verbatim(self.endian) {
+            layout::scatter(tile, &b, memory, |x| x);
+        } else {
+            layout::scatter(tile, &b, memory, A::swapped);
+        }
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {

@@ -45,9 +45,9 @@ pub(crate) mod sealed {
         fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
         /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
         fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
-        /// Reverse each component's bytes in place unless `endian` is the native order: the
-        /// conversion of many small rows at once.
-        fn swap(elements: &mut [Self], endian: Endian);
+        /// This element with each component's bytes reversed: the conversion between the
+        /// native and the other byte order, for element-wise moves.
+        fn swapped(self) -> Self;
         /// The offset and value of the first byte that is no valid encoding, if any.
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
             None
@@ -59,7 +59,6 @@ pub(crate) mod sealed {
 trait Word: Pod {
     fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
     fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
-    fn swap(words: &mut [Self], endian: Endian);
 }
 
 impl Word for u8 {
@@ -69,7 +68,6 @@ impl Word for u8 {
     fn read(src: &[u8], _: Endian, dst: &mut [u8]) {
         dst.copy_from_slice(src);
     }
-    fn swap(_: &mut [u8], _: Endian) {}
 }
 
 macro_rules! word {
@@ -89,11 +87,6 @@ macro_rules! word {
                     }
                     Endian::Little => LittleEndian::$read(src, dst),
                     Endian::Big => BigEndian::$read(src, dst),
-                }
-            }
-            fn swap(words: &mut [Self], endian: Endian) {
-                if endian != Endian::NATIVE {
-                    words.iter_mut().for_each(|w| *w = w.swap_bytes());
                 }
             }
         }
@@ -121,8 +114,10 @@ macro_rules! element {
             fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
                 <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
             }
-            fn swap(elements: &mut [Self], endian: Endian) {
-                <$w as Word>::swap(bytemuck::cast_slice_mut(elements), endian)
+            fn swapped(self) -> Self {
+                const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
+                let words: [$w; WORDS] = bytemuck::cast(self);
+                bytemuck::cast(words.map(<$w>::swap_bytes))
             }
         }
     };
@@ -161,7 +156,9 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
         dst.as_flattened_mut().copy_from_slice(src)
     }
-    fn swap(_: &mut [Self], _: Endian) {}
+    fn swapped(self) -> Self {
+        self
+    }
 }
 
 /// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode.
@@ -182,7 +179,9 @@ impl sealed::Convert for bool {
             *d = s != 0;
         }
     }
-    fn swap(_: &mut [Self], _: Endian) {}
+    fn swapped(self) -> Self {
+        self
+    }
     fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
         // One branch-free pass in the common case; locate the byte only on failure.
         if src.iter().fold(0u8, |acc, &b| acc | b) <= 1 {

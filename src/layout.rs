@@ -211,36 +211,96 @@ pub(crate) trait Visitor<V: View> {
     fn scratch_len(&self) -> usize;
 }
 
-/// Copy the elements of `block` from `memory` into `scratch` in stream order.
-pub(crate) fn gather<A: Copy>(memory: &[A], block: &Block, scratch: &mut [A]) {
-    let scratch = &mut scratch[..block.rows * block.cols];
-    if block.rows == 1 {
-        let lane = Lane::new(block.start, block.col_step, block.cols);
-        return lane.pair(memory, scratch.iter_mut(), |s, m| *s = *m);
-    }
-    // Column by column: the tile case reads each column along memory.
-    for c in 0..block.cols {
-        let lane = Lane::new(block.at(0, c), block.row_step, block.rows);
-        lane.pair(
-            memory,
-            scratch[c..].iter_mut().step_by(block.cols),
-            |s, m| *s = *m,
-        );
+/// Side of the squares a tile is transposed in.
+const K: usize = 8;
+
+/// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
+/// along memory.
+fn squares(block: &Block) -> (usize, usize) {
+    if block.row_step == 1 && block.rows > 1 {
+        (block.rows / K * K, block.cols / K * K)
+    } else {
+        (0, 0)
     }
 }
 
-/// Copy `scratch`, in stream order, into the elements of `block` in `memory`.
-pub(crate) fn scatter<A: Copy>(scratch: &[A], block: &Block, memory: &mut [A]) {
-    let scratch = &scratch[..block.rows * block.cols];
+/// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
+/// `convert`.
+pub(crate) fn gather<A: Copy>(
+    memory: &[A],
+    block: &Block,
+    scratch: &mut [A],
+    convert: impl Fn(A) -> A,
+) {
+    let cols = block.cols;
+    let scratch = &mut scratch[..block.rows * cols];
     if block.rows == 1 {
-        let lane = Lane::new(block.start, block.col_step, block.cols);
-        return lane.pair_mut(memory, scratch.iter(), |m, s| *m = *s);
+        let lane = Lane::new(block.start, block.col_step, cols);
+        return lane.pair(memory, scratch.iter_mut(), |s, m| *s = convert(*m));
     }
-    for c in 0..block.cols {
-        let lane = Lane::new(block.at(0, c), block.row_step, block.rows);
-        lane.pair_mut(memory, scratch[c..].iter().step_by(block.cols), |m, s| {
-            *m = *s
-        });
+    // K × K squares, each read as K runs down memory and written as K runs along a row: a
+    // fixed-size transpose held in registers.
+    let (rows_k, cols_k) = squares(block);
+    for c0 in (0..cols_k).step_by(K) {
+        for r0 in (0..rows_k).step_by(K) {
+            let square: [[A; K]; K] = std::array::from_fn(|j| {
+                let run = &memory[block.at(r0, c0 + j)..][..K];
+                std::array::from_fn(|i| convert(run[i]))
+            });
+            for (i, row) in scratch[r0 * cols + c0..]
+                .chunks_mut(cols)
+                .take(K)
+                .enumerate()
+            {
+                row[..K].copy_from_slice(&std::array::from_fn::<A, K, _>(|j| square[j][i]));
+            }
+        }
+    }
+    // The rest element by element: rows below the squares, then columns right of them.
+    for c in 0..cols {
+        let from = if c < cols_k { rows_k } else { 0 };
+        if from < block.rows {
+            let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
+            let slots = scratch[from * cols + c..].iter_mut().step_by(cols);
+            lane.pair(memory, slots, |s, m| *s = convert(*m));
+        }
+    }
+}
+
+/// Copy `scratch`, in stream order, into the elements of `block` in `memory`, each through
+/// `convert`.
+pub(crate) fn scatter<A: Copy>(
+    scratch: &[A],
+    block: &Block,
+    memory: &mut [A],
+    convert: impl Fn(A) -> A,
+) {
+    let cols = block.cols;
+    let scratch = &scratch[..block.rows * cols];
+    if block.rows == 1 {
+        let lane = Lane::new(block.start, block.col_step, cols);
+        return lane.pair_mut(memory, scratch.iter(), |m, s| *m = convert(*s));
+    }
+    let (rows_k, cols_k) = squares(block);
+    for c0 in (0..cols_k).step_by(K) {
+        for r0 in (0..rows_k).step_by(K) {
+            let square: [[A; K]; K] = std::array::from_fn(|i| {
+                let run = &scratch[(r0 + i) * cols + c0..][..K];
+                std::array::from_fn(|j| convert(run[j]))
+            });
+            for j in 0..K {
+                let run = &mut memory[block.at(r0, c0 + j)..][..K];
+                run.copy_from_slice(&std::array::from_fn::<A, K, _>(|i| square[i][j]));
+            }
+        }
+    }
+    for c in 0..cols {
+        let from = if c < cols_k { rows_k } else { 0 };
+        if from < block.rows {
+            let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
+            let slots = scratch[from * cols + c..].iter().step_by(cols);
+            lane.pair_mut(memory, slots, |m, s| *m = convert(*s));
+        }
     }
 }
 
