@@ -12,14 +12,22 @@
 //! full chunk size and cut to the array; a missing chunk reads as the fill value.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use half::f16;
+use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn, Slice};
 use num_complex::Complex;
 use serde_json::Value;
 use zarr_bytes::{BytesCodec, BytesEncode, DataType, DynArray, Element, Endian};
+
+/// Print a line; a closed pipe (`| head`) ends the output quietly instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    };
+}
 
 /// What this example reads from `zarr.json`.
 struct Metadata {
@@ -275,6 +283,18 @@ impl Sample for f16 {
     }
 }
 
+impl Sample for bf16 {
+    fn fill(value: &Value) -> Option<Self> {
+        match value.as_str().and_then(|s| s.strip_prefix("0x")) {
+            Some(hex) => u16::from_str_radix(hex, 16).ok().map(bf16::from_bits),
+            None => float_fill(value, |b| b as f64).map(bf16::from_f64),
+        }
+    }
+    fn real(&self) -> Option<f64> {
+        Some(self.to_f64())
+    }
+}
+
 impl Sample for f32 {
     fn fill(value: &Value) -> Option<Self> {
         match value.as_str().and_then(|s| s.strip_prefix("0x")) {
@@ -447,16 +467,16 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 fn report<T: Sample>(meta: &Metadata, dir: &Path, a: &Assembled<T>) -> Result<(), String> {
-    println!("array      {}", dir.display());
+    say!("array      {}", dir.display());
     let endian = meta
         .codec
         .endian
         .map_or("none".to_string(), |e| e.to_string());
-    println!(
+    say!(
         "data type  {} (bytes codec, endian {endian})",
         meta.data_type
     );
-    println!(
+    say!(
         "shape      {:?} in chunks of {:?}: {} chunks, {} read, {} missing (fill value {})",
         meta.shape,
         meta.chunk_shape,
@@ -471,16 +491,16 @@ fn report<T: Sample>(meta: &Metadata, dir: &Path, a: &Assembled<T>) -> Result<()
         let min = numbers.iter().copied().fold(f64::INFINITY, f64::min);
         let max = numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let sum: f64 = numbers.iter().sum();
-        println!(
+        say!(
             "values     {} elements: min {min}, max {max}, sum {sum}, NaN {}",
             a.array.len(),
             reals.len() - numbers.len()
         );
     }
     let checksum = fnv1a64(&a.array.to_zarr_bytes(Endian::Little));
-    println!("checksum   {checksum:#018x} (FNV-1a 64 of the little-endian C-order bytes)");
+    say!("checksum   {checksum:#018x} (FNV-1a 64 of the little-endian C-order bytes)");
     if a.array.len() <= 120 && meta.shape.len() <= 3 {
-        println!("{}", a.array);
+        say!("{}", a.array);
     }
     Ok(())
 }
@@ -497,7 +517,7 @@ fn process<T: Sample>(
     report(meta, dir, &assembled)?;
     if let Some((out, endian)) = write {
         let written = write_copy(meta, &assembled, out, endian)?;
-        println!(
+        say!(
             "wrote      {} in {endian} endian: zarr.json and {written} chunk files",
             out.display()
         );
@@ -536,6 +556,7 @@ fn open(dir: &Path, write: Option<(&Path, Endian)>) -> Result<(), String> {
         DataType::UInt32 => typed!(u32),
         DataType::UInt64 => typed!(u64),
         DataType::Float16 => typed!(f16),
+        DataType::BFloat16 => typed!(bf16),
         DataType::Float32 => typed!(f32),
         DataType::Float64 => typed!(f64),
         DataType::Complex64 => typed!(Complex<f32>),
@@ -592,7 +613,7 @@ fn run() -> Result<(), String> {
                     .map_err(|e: zarr_bytes::Error| e.to_string())?;
             }
             "-h" | "--help" => {
-                println!("usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]]");
+                say!("usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]]");
                 return Ok(());
             }
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
@@ -608,7 +629,7 @@ fn run() -> Result<(), String> {
     }
     for (i, dir) in dirs.iter().enumerate() {
         if i > 0 {
-            println!();
+            say!();
         }
         open(dir, out.as_deref().map(|o| (o, endian)))?;
     }

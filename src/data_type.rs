@@ -48,6 +48,8 @@ pub enum DataType {
     UInt64,
     /// `float16`: IEEE 754 binary16.
     Float16,
+    /// `bfloat16`: the upper half of a binary32 (a Zarr extension data type).
+    BFloat16,
     /// `float32`: IEEE 754 binary32.
     Float32,
     /// `float64`: IEEE 754 binary64.
@@ -60,8 +62,8 @@ pub enum DataType {
     RawBits(usize),
 }
 
-/// Every data type with a fixed name, in the order of the Zarr spec.
-const NAMED: [(DataType, &str); 14] = [
+/// Every data type with a fixed name: the Zarr spec's core types, then extensions.
+const NAMED: [(DataType, &str); 15] = [
     (DataType::Bool, "bool"),
     (DataType::Int8, "int8"),
     (DataType::Int16, "int16"),
@@ -72,6 +74,7 @@ const NAMED: [(DataType, &str); 14] = [
     (DataType::UInt32, "uint32"),
     (DataType::UInt64, "uint64"),
     (DataType::Float16, "float16"),
+    (DataType::BFloat16, "bfloat16"),
     (DataType::Float32, "float32"),
     (DataType::Float64, "float64"),
     (DataType::Complex64, "complex64"),
@@ -83,7 +86,7 @@ impl DataType {
     pub const fn size(&self) -> usize {
         match self {
             DataType::Bool | DataType::Int8 | DataType::UInt8 => 1,
-            DataType::Int16 | DataType::UInt16 | DataType::Float16 => 2,
+            DataType::Int16 | DataType::UInt16 | DataType::Float16 | DataType::BFloat16 => 2,
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
             DataType::Int64 | DataType::UInt64 | DataType::Float64 | DataType::Complex64 => 8,
             DataType::Complex128 => 16,

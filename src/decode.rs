@@ -194,7 +194,7 @@ fn read_checked<A: Element>(bytes: &[u8], endian: Endian, dst: &mut [A]) -> Resu
     Ok(())
 }
 
-fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
+pub(crate) fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
     match A::find_invalid(bytes) {
         Some((offset, value)) => Err(Error::InvalidBool {
             offset: at + offset,

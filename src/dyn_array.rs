@@ -1,6 +1,6 @@
 //! Arrays whose element type is known only at run time, from `zarr.json`.
 
-use half::f16;
+use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 
@@ -119,6 +119,7 @@ dyn_array! {
     UInt32(u32),
     UInt64(u64),
     Float16(f16),
+    BFloat16(bf16),
     Float32(f32),
     Float64(f64),
     Complex64(Complex<f32>),

@@ -7,7 +7,7 @@
 
 use bytemuck::{NoUninit, Pod, Zeroable};
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
-use half::f16;
+use half::{bf16, f16};
 use num_complex::Complex;
 
 use crate::{DataType, Endian};
@@ -15,7 +15,7 @@ use crate::{DataType, Endian};
 /// A fixed-size element type the `bytes` codec can encode.
 ///
 /// Sealed: implemented for `bool`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`,
-/// [`half::f16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>` and `[u8; N]` (the raw bits
+/// [`half::f16`], [`half::bf16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>` and `[u8; N]` (the raw bits
 /// type `r{8N}`, copied byte for byte whatever the endian).
 ///
 /// # Examples
@@ -45,6 +45,9 @@ pub(crate) mod sealed {
         fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
         /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
         fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
+        /// The bytes as elements without a copy, when they are aligned for `Self`; `bytes`
+        /// holds whole, valid encodings in the native byte order.
+        fn cast(bytes: &[u8]) -> Option<&[Self]>;
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves.
         fn swapped(self) -> Self;
@@ -114,6 +117,9 @@ macro_rules! element {
             fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
                 <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
             }
+            fn cast(bytes: &[u8]) -> Option<&[Self]> {
+                bytemuck::try_cast_slice(bytes).ok()
+            }
             fn swapped(self) -> Self {
                 const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
                 let words: [$w; WORDS] = bytemuck::cast(self);
@@ -128,6 +134,7 @@ element!(i8 => u8, Int8);
 element!(u16 => u16, UInt16);
 element!(i16 => u16, Int16);
 element!(f16 => u16, Float16);
+element!(bf16 => u16, BFloat16);
 element!(u32 => u32, UInt32);
 element!(i32 => u32, Int32);
 element!(f32 => u32, Float32);
@@ -156,6 +163,9 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
         dst.as_flattened_mut().copy_from_slice(src)
     }
+    fn cast(bytes: &[u8]) -> Option<&[Self]> {
+        bytemuck::try_cast_slice(bytes).ok()
+    }
     fn swapped(self) -> Self {
         self
     }
@@ -181,6 +191,9 @@ impl sealed::Convert for bool {
     }
     fn swapped(self) -> Self {
         self
+    }
+    fn cast(bytes: &[u8]) -> Option<&[Self]> {
+        bytemuck::checked::try_cast_slice(bytes).ok()
     }
     fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
         // One branch-free pass in the common case; locate the byte only on failure.

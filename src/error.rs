@@ -2,7 +2,7 @@
 
 use std::{error, fmt, io};
 
-use crate::DataType;
+use crate::{DataType, Endian};
 
 /// Everything that can go wrong while encoding or decoding.
 ///
@@ -49,6 +49,52 @@ pub enum Error {
     InvalidEndian {
         /// The value as given.
         value: String,
+    },
+    /// Bytes that cannot be viewed without converting them: another byte order.
+    NeedsConversion {
+        /// The element's data type.
+        data_type: DataType,
+        /// The byte order of the bytes.
+        endian: Endian,
+    },
+    /// Bytes that cannot be viewed as elements: they do not start on an element boundary.
+    Misaligned {
+        /// Bytes past the last `align`-byte boundary.
+        offset: usize,
+        /// The element's alignment in bytes.
+        align: usize,
+    },
+    /// A region or shape with another number of axes than the chunk.
+    RankMismatch {
+        /// Axes of the chunk.
+        expected: usize,
+        /// Axes given.
+        actual: usize,
+    },
+    /// A region range whose end is past the end of its axis.
+    RegionOutOfBounds {
+        /// The axis.
+        axis: usize,
+        /// The range's end.
+        end: usize,
+        /// The axis length.
+        len: usize,
+    },
+    /// A region range whose start is after its end.
+    ReversedRange {
+        /// The axis.
+        axis: usize,
+        /// The range's start.
+        start: usize,
+        /// The range's end.
+        end: usize,
+    },
+    /// An array whose shape is not the region's.
+    RegionShapeMismatch {
+        /// The region's shape.
+        expected: Vec<usize>,
+        /// The array's shape.
+        actual: Vec<usize>,
     },
     /// A data type name that is not a Zarr data type this crate knows.
     UnknownDataType {
@@ -100,6 +146,28 @@ impl fmt::Display for Error {
             Error::Io(_) => f.write_str("failed to read the encoded bytes"),
             Error::InvalidEndian { value } => {
                 write!(f, "invalid endian {value:?}: must be \"little\" or \"big\"")
+            }
+            Error::NeedsConversion { data_type, endian } => write!(
+                f,
+                "{endian}-endian {data_type} bytes need conversion on this {}-endian machine: they cannot be viewed",
+                Endian::NATIVE
+            ),
+            Error::Misaligned { offset, align } => write!(
+                f,
+                "bytes misaligned by {offset} bytes for {align}-byte elements: they cannot be viewed"
+            ),
+            Error::RankMismatch { expected, actual } => {
+                write!(f, "rank mismatch: the chunk has {expected} axes, got {actual}")
+            }
+            Error::RegionOutOfBounds { axis, end, len } => write!(
+                f,
+                "region out of bounds: axis {axis} ends at {end}, past its length {len}"
+            ),
+            Error::ReversedRange { axis, start, end } => {
+                write!(f, "reversed region range on axis {axis}: start {start} is after end {end}")
+            }
+            Error::RegionShapeMismatch { expected, actual } => {
+                write!(f, "array shape {actual:?} is not the region's shape {expected:?}")
             }
             Error::UnknownDataType { name } => write!(f, "unknown data type {name:?}"),
             Error::InvalidRawBits { name } => write!(

@@ -26,12 +26,14 @@ pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize,
         .iter()
         .filter(|&&len| len != 0)
         .try_fold(1usize, |acc, &len| acc.checked_mul(len));
-    match nonzero.and_then(|n| n.checked_mul(element_size)) {
-        Some(bytes) if bytes <= isize::MAX as usize => Ok(if shape.contains(&0) {
-            0
-        } else {
-            bytes / element_size
-        }),
+    match nonzero {
+        Some(n)
+            if n <= isize::MAX as usize
+                && n.checked_mul(element_size)
+                    .is_some_and(|b| b <= isize::MAX as usize) =>
+        {
+            Ok(if shape.contains(&0) { 0 } else { n })
+        }
         _ => Err(Error::ShapeOverflow { element_size }),
     }
 }

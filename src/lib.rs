@@ -6,6 +6,12 @@
 //! - [`BytesDecode`]: `Array::<T, _>::from_zarr_bytes(&bytes, shape, endian)`, or from a
 //!   reader.
 //! - [`BytesDecodeInto`]: decode into an existing array of any layout.
+//! - [`view_zarr_bytes`] and [`cow_zarr_bytes`]: borrow the bytes as an array when they
+//!   need no conversion.
+//! - [`region_byte_ranges`], [`decode_region`] and [`encode_region_into`]: read or write
+//!   part of a chunk, touching only its bytes.
+//! - [`BytesCodec`], [`DataType`] and [`DynArray`]: what `zarr.json` says, and arrays whose
+//!   data type is known only at run time.
 //! - [`Element`]: the element types; [`Endian`]: the byte order; [`Error`]: what can go
 //!   wrong.
 //!
@@ -35,6 +41,7 @@
 //! | `int32`, `uint32` | `i32`, `u32` | 4 | yes |
 //! | `int64`, `uint64` | `i64`, `u64` | 8 | yes |
 //! | `float16` | [`half::f16`] | 2 | yes |
+//! | `bfloat16` (extension) | [`half::bf16`] | 2 | yes |
 //! | `float32`, `float64` | `f32`, `f64` | 4, 8 | yes |
 //! | `complex64` | `Complex<f32>` | 8: real, then imaginary | yes, per part |
 //! | `complex128` | `Complex<f64>` | 16: real, then imaginary | yes, per part |
@@ -70,6 +77,8 @@ mod encode;
 mod endian;
 mod error;
 mod layout;
+mod region;
+mod view;
 
 pub use codec::BytesCodec;
 pub use data_type::DataType;
@@ -79,6 +88,8 @@ pub use element::Element;
 pub use encode::{BytesEncode, WRITE_BUFFER_SIZE};
 pub use endian::Endian;
 pub use error::Error;
+pub use region::{decode_region, encode_region_into, region_byte_ranges};
+pub use view::{cow_zarr_bytes, view_zarr_bytes};
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]

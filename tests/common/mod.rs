@@ -1,7 +1,7 @@
 //! Shared test helpers: element bit patterns and the layouts an array can take.
 #![allow(dead_code)]
 
-use half::f16;
+use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder, Slice};
 use num_complex::Complex;
 use zarr_bytes::Element;
@@ -38,6 +38,15 @@ impl Bits for f16 {
     }
     fn from_bits(b: &[u64]) -> Self {
         f16::from_bits(b[0] as u16)
+    }
+}
+
+impl Bits for bf16 {
+    fn to_bits(self) -> Vec<u64> {
+        vec![bf16::to_bits(self) as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        bf16::from_bits(b[0] as u16)
     }
 }
 

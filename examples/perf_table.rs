@@ -1,0 +1,475 @@
+//! Throughput of every encode and decode path against a memcpy of the same bytes, printed as
+//! one markdown table.
+//!
+//! Run with `cargo run --release --example perf_table`, optionally followed by
+//! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
+//! 64) or `--quick` (a 4 MiB smoke run).
+//!
+//! Each row is the median of N runs timed with [`Instant`]; GB/s is 10⁹ encoded bytes per
+//! second. The ratio divides a path's GB/s by its baseline's, measured in the same process
+//! and in the same rounds:
+//!
+//! - `memcpy-prealloc`: `dst.copy_from_slice(src)` into a buffer allocated once; the
+//!   baseline of the paths that write into existing memory or a sink.
+//! - `memcpy-fresh`: `src.to_vec()`, allocating and freeing inside the timed run; the
+//!   baseline of the paths that return a new `Vec` or array, page faults included.
+//!
+//! Rounds run every row once in turn, so drift of the machine hits paths and baselines
+//! alike; at the default size the arrays are larger than the caches, as large chunks are.
+//! Layouts: `standard` (C order), `fortran`, `transposed` (the `.t()` view of a C-order
+//! array) and `3d-swapped` (a 3-D C-order array with its last two axes swapped). Endian
+//! `n/a` marks one-byte elements and the baselines, which have no byte order.
+//!
+//! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
+//! to the sink in one call, so its row is call overhead and its ratio is huge.
+
+use std::hint::black_box;
+use std::io;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use ndarray::{Array2, Array3, ShapeBuilder};
+use num_complex::Complex;
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
+
+const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--quick]";
+
+const PREALLOC: &str = "memcpy-prealloc";
+const FRESH: &str = "memcpy-fresh";
+
+struct Options {
+    runs: usize,
+    size_mib: usize,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        runs: 7,
+        size_mib: 64,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut number = |name: &str| -> Result<usize, String> {
+            let value = args.next().ok_or(format!("{name} needs a value"))?;
+            match value.parse() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("{name} needs a positive integer, not {value:?}")),
+            }
+        };
+        match arg.as_str() {
+            "--runs" => options.runs = number("--runs")?,
+            "--size-mib" => options.size_mib = number("--size-mib")?,
+            "--quick" => options.size_mib = 4,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(options)
+}
+
+/// The arrays of one element type. Every layout holds the same logical values, so every
+/// path converts exactly the same bytes.
+struct Buffers<T> {
+    standard: Array2<T>,
+    fortran: Array2<T>,
+    /// C order with the axes reversed: its `.t()` is the transposed view.
+    transposed: Array2<T>,
+    /// C order with the last two axes swapped: swapping them back gives the 3-D view.
+    swapped: Array3<T>,
+    /// The standard-layout target of `decode_zarr_bytes_into`.
+    decoded: Array2<T>,
+    /// The encoded bytes, little endian then big endian.
+    encoded: [Vec<u8>; 2],
+    /// The preallocated output of `encode_zarr_bytes_into` and of `memcpy-prealloc`.
+    out: Vec<u8>,
+}
+
+type Run<T> = Box<dyn Fn(&mut Buffers<T>)>;
+
+struct Case<T> {
+    path: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    baseline: &'static str,
+    run: Run<T>,
+}
+
+struct Row {
+    path: &'static str,
+    ty: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    gbps: f64,
+    ratio: f64,
+    baseline: &'static str,
+}
+
+/// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
+fn shape2(n: usize) -> (usize, usize) {
+    let mut cols = 1;
+    while cols * cols * 4 <= n && n % (cols * 2) == 0 {
+        cols *= 2;
+    }
+    (n / cols, cols)
+}
+
+fn shape3(n: usize) -> (usize, usize, usize) {
+    let d0 = if n % 4 == 0 { 4 } else { 1 };
+    let (d1, d2) = shape2(n / d0);
+    (d0, d1, d2)
+}
+
+fn endian_index(endian: Endian) -> usize {
+    match endian {
+        Endian::Little => 0,
+        Endian::Big => 1,
+    }
+}
+
+fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
+    let n = bytes / T::SIZE;
+    let (rows, cols) = shape2(n);
+    let (d0, d1, d2) = shape3(n);
+    let standard = Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j));
+    let b = Buffers {
+        fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
+        transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
+        swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
+        decoded: standard.clone(),
+        encoded: [
+            standard.to_zarr_bytes(Endian::Little),
+            standard.to_zarr_bytes(Endian::Big),
+        ],
+        out: vec![0; n * T::SIZE],
+        standard,
+    };
+    // Every layout must encode to the same bytes, or the rows would not be comparable.
+    for endian in [Endian::Little, Endian::Big] {
+        let swapped = b.swapped.view().permuted_axes([0, 2, 1]);
+        for (layout, bytes) in [
+            ("fortran", b.fortran.to_zarr_bytes(endian)),
+            ("transposed", b.transposed.t().to_zarr_bytes(endian)),
+            ("3d-swapped", swapped.to_zarr_bytes(endian)),
+        ] {
+            let expected = &b.encoded[endian_index(endian)];
+            if let Some(at) =
+                (0..bytes.len().max(expected.len())).find(|&i| bytes.get(i) != expected.get(i))
+            {
+                panic!("{layout} {endian}: encoded differently from standard at byte {at}");
+            }
+        }
+    }
+    b
+}
+
+fn cases<T: Element>() -> Vec<Case<T>> {
+    let mut cases: Vec<Case<T>> = Vec::new();
+    let mut add = |path, endian, layout, baseline, run: Run<T>| {
+        cases.push(Case {
+            path,
+            endian,
+            layout,
+            baseline,
+            run,
+        })
+    };
+    add(
+        PREALLOC,
+        "n/a",
+        "contiguous",
+        PREALLOC,
+        Box::new(|b| {
+            b.out.copy_from_slice(black_box(&b.encoded[0]));
+            black_box(&mut b.out);
+        }),
+    );
+    add(
+        FRESH,
+        "n/a",
+        "contiguous",
+        FRESH,
+        Box::new(|b| {
+            black_box(black_box(&b.encoded[0]).to_vec());
+        }),
+    );
+    // One-byte elements have no byte order: measuring both endians would repeat a row.
+    let endians: &[Endian] = if T::SIZE == 1 {
+        &[Endian::NATIVE]
+    } else {
+        &[Endian::Little, Endian::Big]
+    };
+    for &e in endians {
+        let i = endian_index(e);
+        let name = if T::SIZE == 1 { "n/a" } else { e.as_str() };
+        let mut add = |path, layout, baseline, run: Run<T>| add(path, name, layout, baseline, run);
+
+        let encode = "encode_zarr_bytes_into";
+        add(
+            encode,
+            "standard",
+            PREALLOC,
+            Box::new(move |b| {
+                let result = black_box(&b.standard).encode_zarr_bytes_into(e, &mut b.out);
+                black_box(&mut b.out);
+                result.unwrap();
+            }),
+        );
+        add(
+            encode,
+            "fortran",
+            PREALLOC,
+            Box::new(move |b| {
+                let result = black_box(&b.fortran).encode_zarr_bytes_into(e, &mut b.out);
+                black_box(&mut b.out);
+                result.unwrap();
+            }),
+        );
+        add(
+            encode,
+            "transposed",
+            PREALLOC,
+            Box::new(move |b| {
+                let result = black_box(&b.transposed)
+                    .t()
+                    .encode_zarr_bytes_into(e, &mut b.out);
+                black_box(&mut b.out);
+                result.unwrap();
+            }),
+        );
+        add(
+            encode,
+            "3d-swapped",
+            PREALLOC,
+            Box::new(move |b| {
+                let view = black_box(&b.swapped).view().permuted_axes([0, 2, 1]);
+                let result = view.encode_zarr_bytes_into(e, &mut b.out);
+                black_box(&mut b.out);
+                result.unwrap();
+            }),
+        );
+
+        let decode = "decode_zarr_bytes_into";
+        add(
+            decode,
+            "standard",
+            PREALLOC,
+            Box::new(move |b| {
+                let result = b
+                    .decoded
+                    .decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                black_box(&mut b.decoded);
+                result.unwrap();
+            }),
+        );
+        add(
+            decode,
+            "fortran",
+            PREALLOC,
+            Box::new(move |b| {
+                let result = b
+                    .fortran
+                    .decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                black_box(&mut b.fortran);
+                result.unwrap();
+            }),
+        );
+        add(
+            decode,
+            "transposed",
+            PREALLOC,
+            Box::new(move |b| {
+                let mut view = b.transposed.view_mut().reversed_axes();
+                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                black_box(&mut b.transposed);
+                result.unwrap();
+            }),
+        );
+        add(
+            decode,
+            "3d-swapped",
+            PREALLOC,
+            Box::new(move |b| {
+                let mut view = b.swapped.view_mut().permuted_axes([0, 2, 1]);
+                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                black_box(&mut b.swapped);
+                result.unwrap();
+            }),
+        );
+
+        add(
+            "to_zarr_bytes",
+            "standard",
+            FRESH,
+            Box::new(move |b| {
+                black_box(black_box(&b.standard).to_zarr_bytes(e));
+            }),
+        );
+        add(
+            "from_zarr_bytes",
+            "standard",
+            FRESH,
+            Box::new(move |b| {
+                let a = Array2::<T>::from_zarr_bytes(black_box(&b.encoded[i]), b.standard.dim(), e);
+                black_box(a.unwrap());
+            }),
+        );
+
+        let write = "write_zarr_bytes (sink)";
+        add(
+            write,
+            "standard",
+            PREALLOC,
+            Box::new(move |b| {
+                black_box(&b.standard)
+                    .write_zarr_bytes(e, black_box(io::sink()))
+                    .unwrap();
+            }),
+        );
+        add(
+            write,
+            "transposed",
+            PREALLOC,
+            Box::new(move |b| {
+                black_box(&b.transposed)
+                    .t()
+                    .write_zarr_bytes(e, black_box(io::sink()))
+                    .unwrap();
+            }),
+        );
+
+        add(
+            "read_zarr_bytes (&[u8])",
+            "standard",
+            FRESH,
+            Box::new(move |b| {
+                let reader = black_box(&b.encoded[i][..]);
+                let a = Array2::<T>::read_zarr_bytes(reader, b.standard.dim(), e);
+                black_box(a.unwrap());
+            }),
+        );
+    }
+    cases
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Time every path of one element type, round-robin so that slow drift of the machine
+/// (clock frequency, neighbours) affects paths and baselines alike.
+fn measure<T: Element>(
+    ty: &'static str,
+    bytes: usize,
+    runs: usize,
+    value: fn(usize) -> T,
+) -> Vec<Row> {
+    let mut b = buffers(bytes, value);
+    let cases = cases::<T>();
+    // The untimed first round faults in every page and warms the allocator.
+    for case in &cases {
+        (case.run)(&mut b);
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (case, times) in cases.iter().zip(&mut times) {
+            let start = Instant::now();
+            (case.run)(&mut b);
+            times.push(start.elapsed());
+        }
+    }
+    let gbps: Vec<f64> = times
+        .into_iter()
+        .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
+        .collect();
+    let baseline = |name: &str| gbps[cases.iter().position(|c| c.path == name).unwrap()];
+    cases
+        .iter()
+        .zip(&gbps)
+        .map(|(case, &gbps)| Row {
+            path: case.path,
+            ty,
+            endian: case.endian,
+            layout: case.layout,
+            gbps,
+            ratio: gbps / baseline(case.baseline),
+            baseline: case.baseline,
+        })
+        .collect()
+}
+
+/// "N CPUs, model" from the standard library and /proc/cpuinfo, with what is available.
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name") || line.starts_with("Model"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    format!(
+        "{cpus} CPUs, {model}, {} ({} endian)",
+        std::env::consts::ARCH,
+        Endian::NATIVE
+    )
+}
+
+/// A rate with three significant digits or so; a path that moves no bytes can be huge.
+fn rate(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("perf_table: {message}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let bytes = options.size_mib << 20;
+    println!(
+        "machine: {}; {} MiB per array; median of {} runs; GB/s = 10^9 bytes/s",
+        machine(),
+        options.size_mib,
+        options.runs
+    );
+    println!();
+
+    let runs = options.runs;
+    let mut rows = Vec::new();
+    rows.extend(measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6));
+    rows.extend(measure("u16", bytes, runs, |i| i as u16));
+    rows.extend(measure("complex128", bytes, runs, |i| {
+        Complex::new(i as f64, -(i as f64) * 0.25)
+    }));
+    rows.extend(measure("bool", bytes, runs, |i| i % 3 == 0));
+
+    println!("| path | type | endian | layout | GB/s | ratio | baseline |");
+    println!("|---|---|---|---|---:|---:|---|");
+    for r in rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.path,
+            r.ty,
+            r.endian,
+            r.layout,
+            rate(r.gbps),
+            rate(r.ratio),
+            r.baseline
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,246 @@
+//! Partial reads and writes: the bytes of a rectangular region of an encoded chunk.
+
+use std::ops::Range;
+
+use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
+
+use crate::decode::{check_invalid, into_array};
+use crate::encode::encode;
+use crate::{Element, Endian, Error};
+
+/// Check `region` against `shape`: one in-bounds, non-reversed range per axis.
+fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
+    if region.len() != shape.len() {
+        return Err(Error::RankMismatch {
+            expected: shape.len(),
+            actual: region.len(),
+        });
+    }
+    for (axis, (r, &len)) in region.iter().zip(shape).enumerate() {
+        if r.start > r.end {
+            return Err(Error::ReversedRange {
+                axis,
+                start: r.start,
+                end: r.end,
+            });
+        }
+        if r.end > len {
+            return Err(Error::RegionOutOfBounds {
+                axis,
+                end: r.end,
+                len,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every maximal run of the region, in C order: `f(index, offset, len)` where `index` is the
+/// run's position along the axes before the innermost partial one (relative to the region),
+/// and `offset` and `len` count elements of the chunk.
+fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], usize, usize)) {
+    if region.iter().any(|r| r.is_empty()) {
+        return;
+    }
+    // Axes after `partial` are whole: each run spans them, and `partial`'s range.
+    let Some(partial) = (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k])) else {
+        let total: usize = shape.iter().product();
+        return f(&[], 0, total);
+    };
+    let inner: usize = shape[partial + 1..].iter().product();
+    let run = region[partial].len() * inner;
+    // C-order strides of the chunk, in elements.
+    let mut strides = vec![0; shape.len()];
+    let mut stride = 1;
+    for k in (0..shape.len()).rev() {
+        strides[k] = stride;
+        stride *= shape[k];
+    }
+    let mut index = vec![0; partial];
+    loop {
+        let offset: usize = index
+            .iter()
+            .zip(region)
+            .zip(&strides)
+            .map(|((i, r), s)| (r.start + i) * s)
+            .sum::<usize>()
+            + region[partial].start * strides[partial];
+        f(&index, offset, run);
+        // Next index, last axis fastest.
+        let mut k = partial;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < region[k].len() {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+/// The byte ranges of a chunk of `shape` that hold `region` (one range per axis), in C
+/// order, each as long as it can be: whole trailing axes and adjacent rows merge into one.
+///
+/// Concatenating the bytes of these ranges gives exactly the region's C-order bytes, so a
+/// reader can fetch just those ranges from a store and decode them with
+/// [`from_zarr_bytes`](crate::BytesDecode::from_zarr_bytes).
+///
+/// # Errors
+///
+/// [`Error::RankMismatch`], [`Error::ReversedRange`] and [`Error::RegionOutOfBounds`] for a
+/// region that does not fit the shape, [`Error::ShapeOverflow`] for a chunk larger than
+/// `isize::MAX` bytes.
+///
+/// # Examples
+///
+/// Read rows 1 and 2, columns 2..4, of a 4 × 5 chunk of `u16` from a store that serves byte
+/// ranges, then decode what came back:
+///
+/// ```
+/// use ndarray::{s, Array2};
+/// use zarr_bytes::{region_byte_ranges, BytesDecode, BytesEncode, Endian};
+///
+/// let chunk = Array2::from_shape_fn((4, 5), |(i, j)| (10 * i + j) as u16);
+/// let stored = chunk.to_zarr_bytes(Endian::Big); // what the store holds
+///
+/// let ranges = region_byte_ranges(&[4, 5], &[1..3, 2..4], 2)?;
+/// assert_eq!(ranges, [14..18, 24..28]);
+/// let fetched: Vec<u8> = ranges.iter().flat_map(|r| stored[r.clone()].to_vec()).collect();
+/// let region = Array2::<u16>::from_zarr_bytes(&fetched, (2, 2), Endian::Big)?;
+/// assert_eq!(region, chunk.slice(s![1..3, 2..4]));
+///
+/// // Whole trailing axes merge: rows 1..3 of every column are one range.
+/// assert_eq!(region_byte_ranges(&[4, 5], &[1..3, 0..5], 2)?, [10..30]);
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub fn region_byte_ranges(
+    shape: &[usize],
+    region: &[Range<usize>],
+    element_size: usize,
+) -> Result<Vec<Range<usize>>, Error> {
+    check(shape, region)?;
+    crate::layout::checked_len(shape, element_size)?;
+    let mut ranges = Vec::new();
+    if element_size > 0 {
+        runs(shape, region, |_, offset, len| {
+            ranges.push(offset * element_size..(offset + len) * element_size)
+        });
+    }
+    Ok(ranges)
+}
+
+/// Decode just `region` of a whole chunk's bytes, touching only the bytes of its ranges.
+///
+/// # Errors
+///
+/// As [`region_byte_ranges`], plus [`Error::LengthMismatch`] for a chunk of the wrong
+/// length and [`Error::InvalidBool`] for an invalid `bool` byte in the region.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{array, Array2};
+/// use zarr_bytes::{decode_region, BytesEncode, Endian};
+///
+/// let chunk = array![[1i32, 2, 3], [4, 5, 6]];
+/// let bytes = chunk.to_zarr_bytes(Endian::Little);
+/// let corner = decode_region::<i32>(&bytes, &[2, 3], &[1..2, 1..3], Endian::Little)?;
+/// assert_eq!(corner, array![[5, 6]].into_dyn());
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub fn decode_region<A: Element>(
+    bytes: &[u8],
+    shape: &[usize],
+    region: &[Range<usize>],
+    endian: Endian,
+) -> Result<ArrayD<A>, Error> {
+    check(shape, region)?;
+    let len = crate::layout::checked_len(shape, A::SIZE)?;
+    if bytes.len() != len * A::SIZE {
+        return Err(Error::LengthMismatch {
+            expected: len * A::SIZE,
+            actual: bytes.len(),
+        });
+    }
+    let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+    let mut elements = bytemuck::zeroed_vec::<A>(region_shape.iter().product());
+    let mut at = 0;
+    let mut result = Ok(());
+    runs(shape, region, |_, offset, len| {
+        if result.is_ok() {
+            let src = &bytes[offset * A::SIZE..(offset + len) * A::SIZE];
+            result = check_invalid::<A>(src, offset * A::SIZE);
+            if result.is_ok() {
+                A::read(src, endian, &mut elements[at..at + len]);
+                at += len;
+            }
+        }
+    });
+    result?;
+    into_array(IxDyn(&region_shape), elements)
+}
+
+/// Overwrite `region` of an encoded chunk in place with `array`, whose shape is the
+/// region's; the rest of the chunk is untouched.
+///
+/// # Errors
+///
+/// As [`region_byte_ranges`], plus [`Error::LengthMismatch`] for a chunk of the wrong length
+/// and [`Error::RegionShapeMismatch`] for an array of another shape. Nothing is written then.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::array;
+/// use zarr_bytes::{encode_region_into, Endian};
+///
+/// let mut chunk = vec![0u8; 6]; // a 2 × 3 chunk of u8
+/// encode_region_into(&mut chunk, &[2, 3], &[0..2, 1..2], &array![[7u8], [9]], Endian::Big)?;
+/// assert_eq!(chunk, [0, 7, 0, 0, 9, 0]);
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub fn encode_region_into<A, S, D>(
+    chunk: &mut [u8],
+    shape: &[usize],
+    region: &[Range<usize>],
+    array: &ArrayBase<S, D>,
+    endian: Endian,
+) -> Result<(), Error>
+where
+    A: Element,
+    S: Data<Elem = A>,
+    D: Dimension,
+{
+    check(shape, region)?;
+    let len = crate::layout::checked_len(shape, A::SIZE)?;
+    if chunk.len() != len * A::SIZE {
+        return Err(Error::LengthMismatch {
+            expected: len * A::SIZE,
+            actual: chunk.len(),
+        });
+    }
+    let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+    if array.shape() != region_shape.as_slice() {
+        return Err(Error::RegionShapeMismatch {
+            expected: region_shape,
+            actual: array.shape().to_vec(),
+        });
+    }
+    runs(shape, region, |index, offset, len| {
+        // The run is the array with its leading axes fixed at `index`.
+        let mut part = array.view().into_dyn();
+        for &i in index {
+            part = part.index_axis_move(Axis(0), i);
+        }
+        encode(
+            part,
+            endian,
+            &mut chunk[offset * A::SIZE..(offset + len) * A::SIZE],
+        );
+    });
+    Ok(())
+}
