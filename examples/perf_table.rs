@@ -1,7 +1,8 @@
 //! Throughput of every encode and decode path against a memcpy of the same bytes, printed as
 //! one markdown table.
 //!
-//! Run with `cargo run --release --example perf_table`, optionally followed by
+//! Run with `cargo run --release --example perf_table` (add `--features rayon` for a second
+//! table of parallel speedups), optionally followed by
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
 //! 64) or `--quick` (a 4 MiB smoke run).
 //!
@@ -428,6 +429,95 @@ fn rate(x: f64) -> String {
     }
 }
 
+/// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
+/// alternating in the same rounds, and the speedup.
+#[cfg(feature = "rayon")]
+fn parallel_table(bytes: usize, runs: usize) {
+    use ndarray::ArrayD;
+
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    let n = bytes / 8;
+    let (rows, cols) = shape2(n);
+    let standard = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
+    let mut fortran = Array2::<f64>::from_elem((rows, cols).f(), 0.0);
+    fortran.assign(&standard);
+    let big = standard.to_zarr_bytes(Endian::Big);
+    let (mut out, mut out2) = (vec![0u8; big.len()], vec![0u8; big.len()]);
+    let mut target = fortran.clone();
+    type Path<'a> = (&'static str, &'static str, Box<dyn FnMut() + Send + 'a>);
+    let mut paths: Vec<Path> = vec![
+        (
+            "to_zarr_bytes",
+            "standard",
+            Box::new(|| drop(black_box(standard.to_zarr_bytes(Endian::Big)))),
+        ),
+        (
+            "from_zarr_bytes",
+            "standard",
+            Box::new(|| {
+                drop(black_box(ArrayD::<f64>::from_zarr_bytes(
+                    &big,
+                    vec![rows, cols],
+                    Endian::Big,
+                )))
+            }),
+        ),
+        (
+            "encode_zarr_bytes_into",
+            "standard",
+            Box::new(|| {
+                drop(black_box(
+                    standard.encode_zarr_bytes_into(Endian::Big, &mut out),
+                ))
+            }),
+        ),
+        (
+            "encode_zarr_bytes_into",
+            "fortran",
+            Box::new(|| {
+                drop(black_box(
+                    fortran.encode_zarr_bytes_into(Endian::Big, &mut out2),
+                ))
+            }),
+        ),
+        (
+            "decode_zarr_bytes_into",
+            "fortran",
+            Box::new(|| drop(black_box(target.decode_zarr_bytes_into(&big, Endian::Big)))),
+        ),
+    ];
+    println!();
+    println!(
+        "Parallel conversion (feature `rayon`), f64 big endian, {} threads vs 1:",
+        rayon::current_num_threads()
+    );
+    println!();
+    println!("| path | layout | 1 thread GB/s | pool GB/s | speedup |");
+    println!("|---|---|---:|---:|---:|");
+    for (path, layout, run) in paths.iter_mut() {
+        let (mut single, mut pool) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let start = Instant::now();
+            one.install(&mut *run);
+            single.push(start.elapsed());
+            let start = Instant::now();
+            run();
+            pool.push(start.elapsed());
+        }
+        let gbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+        let (s, p) = (gbps(median(single)), gbps(median(pool)));
+        println!(
+            "| {path} | {layout} | {} | {} | {:.2} |",
+            rate(s),
+            rate(p),
+            p / s
+        );
+    }
+}
+
 fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(options) => options,
@@ -449,14 +539,30 @@ fn main() -> ExitCode {
     println!();
 
     let runs = options.runs;
-    let mut rows = Vec::new();
-    rows.extend(measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6));
-    rows.extend(measure("u16", bytes, runs, |i| i as u16));
-    rows.extend(measure("complex128", bytes, runs, |i| {
-        Complex::new(i as f64, -(i as f64) * 0.25)
-    }));
-    rows.extend(measure("bool", bytes, runs, |i| i % 3 == 0));
+    let table = || {
+        let mut rows = Vec::new();
+        rows.extend(measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6));
+        rows.extend(measure("u16", bytes, runs, |i| i as u16));
+        rows.extend(measure("complex128", bytes, runs, |i| {
+            Complex::new(i as f64, -(i as f64) * 0.25)
+        }));
+        rows.extend(measure("bool", bytes, runs, |i| i % 3 == 0));
+        rows
+    };
+    // The main table is single-threaded; the `rayon` feature adds a table of its own.
+    #[cfg(feature = "rayon")]
+    let rows = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool")
+        .install(table);
+    #[cfg(not(feature = "rayon"))]
+    let rows = table();
 
+    #[cfg(feature = "rayon")]
+    let parallel = || parallel_table(bytes, runs);
+    #[cfg(not(feature = "rayon"))]
+    let parallel = || ();
     println!("| path | type | endian | layout | GB/s | ratio | baseline |");
     println!("|---|---|---|---|---:|---:|---|");
     for r in rows {
@@ -471,5 +577,6 @@ fn main() -> ExitCode {
             r.baseline
         );
     }
+    parallel();
     ExitCode::SUCCESS
 }

@@ -164,7 +164,7 @@ pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result
 }
 
 /// The element count of `shape` after checking that `bytes` has its exact size.
-fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
     let len = layout::checked_len(shape, A::SIZE)?;
     if bytes.len() != len * A::SIZE {
         return Err(Error::LengthMismatch {
@@ -181,7 +181,11 @@ const CHECK_STEP: usize = 64 * 1024;
 
 /// Decode `bytes` into `dst`, validating each cache-sized piece just before converting it:
 /// one pass over memory instead of two.
-fn read_checked<A: Element>(bytes: &[u8], endian: Endian, dst: &mut [A]) -> Result<(), Error> {
+pub(crate) fn read_checked<A: Element>(
+    bytes: &[u8],
+    endian: Endian,
+    dst: &mut [A],
+) -> Result<(), Error> {
     let per = (CHECK_STEP / A::SIZE).max(1);
     for (i, (src, d)) in bytes
         .chunks(per * A::SIZE)
@@ -210,6 +214,11 @@ pub(crate) fn decode_vec<A: Element>(
     shape: &[usize],
     endian: Endian,
 ) -> Result<Vec<A>, Error> {
+    #[cfg(feature = "rayon")]
+    if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
+        let len = checked_length::<A>(shape, bytes)?;
+        return crate::parallel::decode_vec(bytes, len, endian);
+    }
     let len = checked_bytes::<A>(shape, bytes)?;
     let mut elements = bytemuck::zeroed_vec::<A>(len);
     A::read(bytes, endian, &mut elements);
@@ -249,6 +258,19 @@ fn fill(
 
 /// Decode `bytes`, of checked length, into `view`.
 pub(crate) fn decode<A: Element>(
+    view: ArrayViewMut<'_, A, IxDyn>,
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    #[cfg(feature = "rayon")]
+    if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
+        return crate::parallel::decode(view, bytes, endian);
+    }
+    decode_sequential(view, bytes, endian)
+}
+
+/// Decode `bytes`, of checked length, into `view` on the calling thread.
+pub(crate) fn decode_sequential<A: Element>(
     mut view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
@@ -262,6 +284,23 @@ pub(crate) fn decode<A: Element>(
             Ok(())
         }
     }
+}
+
+/// Decode into the elements `strided` describes in `memory`, from `bytes` at the stream
+/// positions `strided` gives after `out`; `bytes` is validated.
+#[cfg(feature = "rayon")]
+pub(crate) fn decode_strided<A: Element>(
+    mut memory: &mut [A],
+    strided: &crate::layout::Strided,
+    out: usize,
+    bytes: &[u8],
+    endian: Endian,
+) {
+    let mut decoder = Decoder::new(endian, bytes);
+    layout::plan(strided, decoder.scratch_len(), |mut b| {
+        b.out += out;
+        decoder.block(&mut memory, b)
+    });
 }
 
 /// Blocks from bytes to memory.

@@ -125,17 +125,12 @@ where
         let view = self.view().into_dyn();
         match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
             // One memory slice: windows are index arithmetic, and each keeps the tiling.
-            Some((strided, mut memory)) => {
+            Some((strided, memory)) => {
                 let mut scratch = Vec::new();
                 layout::windows(strided, per_window, 0, &mut |window, _| {
                     if result.is_ok() {
                         let bytes = &mut buffer[..window.len() * A::SIZE];
-                        let mut encoder = Encoder::new(endian, bytes);
-                        encoder.scratch = std::mem::take(&mut scratch);
-                        layout::plan(&window, encoder.scratch_len(), |b| {
-                            encoder.block(&mut memory, b)
-                        });
-                        scratch = encoder.scratch;
+                        encode_strided(memory, &window, endian, bytes, &mut scratch);
                         result = writer.write_all(bytes);
                     }
                 });
@@ -154,10 +149,39 @@ where
 
 /// Encode `view` into `out`, whose length is already checked.
 pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
+    #[cfg(feature = "rayon")]
+    if out.len() >= crate::parallel::PARALLEL_THRESHOLD {
+        return crate::parallel::encode(view, endian, out);
+    }
+    encode_sequential(view, endian, out)
+}
+
+/// Encode `view` into `out` on the calling thread.
+pub(crate) fn encode_sequential<A: Element>(
+    view: ArrayView<'_, A, IxDyn>,
+    endian: Endian,
+    out: &mut [u8],
+) {
     match view.as_slice() {
         Some(slice) => A::write(slice, endian, out),
         None => layout::walk(view, 0, &mut Encoder::new(endian, out)),
     }
+}
+
+/// Encode the elements `strided` describes in `memory` into `out`, reusing `scratch`.
+pub(crate) fn encode_strided<A: Element>(
+    mut memory: &[A],
+    strided: &Strided,
+    endian: Endian,
+    out: &mut [u8],
+    scratch: &mut Vec<A>,
+) {
+    let mut encoder = Encoder::new(endian, out);
+    encoder.scratch = std::mem::take(scratch);
+    layout::plan(strided, encoder.scratch_len(), |b| {
+        encoder.block(&mut memory, b)
+    });
+    *scratch = encoder.scratch;
 }
 
 /// Blocks from memory to bytes.

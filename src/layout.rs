@@ -56,14 +56,18 @@ pub(crate) trait View: Split {
     fn into_memory(self) -> Result<Self::Memory, Self>;
 }
 
-/// Where the elements of an array sit in one memory slice: shape, strides, and the index
-/// of the first element. Cutting it costs index arithmetic only.
+/// Where the elements of an array sit in one memory slice (shape, strides, the index of the
+/// first element) and in the C-order stream (stream strides). Cutting it costs index
+/// arithmetic only.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Strided {
     ndim: usize,
     shape: [usize; MAX_AXES],
     strides: [isize; MAX_AXES],
     first: usize,
+    /// Stream positions per step along each axis: C order of `shape` unless this is a part
+    /// of a bigger array cut along some other axis than the first.
+    stream: [usize; MAX_AXES],
 }
 
 impl Strided {
@@ -79,9 +83,15 @@ impl Strided {
             shape: [0; MAX_AXES],
             strides: [0; MAX_AXES],
             first: 0,
+            stream: [0; MAX_AXES],
         };
         s.shape[..ndim].copy_from_slice(shape);
         s.strides[..ndim].copy_from_slice(strides);
+        let mut step = 1;
+        for k in (0..ndim).rev() {
+            s.stream[k] = step;
+            step *= shape[k];
+        }
         // The first element sits past every negatively strided axis.
         if !shape.contains(&0) {
             s.first = shape
@@ -97,6 +107,13 @@ impl Strided {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.shape().iter().product()
+    }
+
+    /// The same elements placed in the stream with the given strides.
+    #[cfg(feature = "rayon")]
+    pub fn with_stream(mut self, stream: &[usize]) -> Self {
+        self.stream[..self.ndim].copy_from_slice(stream);
+        self
     }
 }
 
@@ -119,6 +136,7 @@ impl Split for Strided {
     fn into_first(mut self) -> Self {
         self.shape.copy_within(1..self.ndim, 0);
         self.strides.copy_within(1..self.ndim, 0);
+        self.stream.copy_within(1..self.ndim, 0);
         self.ndim -= 1;
         self
     }
@@ -444,21 +462,24 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
         return;
     }
     let base = strided.first as isize;
-    // Axes that matter, innermost first, with neighbours merged when memory allows.
+    // Axes that matter, innermost first, with neighbours merged when memory and stream
+    // both allow.
     let mut axes = [(0, 0, 0); MAX_AXES];
     let mut n = 0;
-    let mut stream_stride = 1usize;
-    for (&len, &stride) in shape.iter().zip(strides).rev() {
+    for ((&len, &stride), &stream) in shape.iter().zip(strides).zip(&strided.stream).rev() {
         if len == 1 {
             continue;
         }
-        if n > 0 && axes[n - 1].1 * axes[n - 1].0 as isize == stride {
+        let (inner_len, inner_stride, inner_stream) = if n > 0 { axes[n - 1] } else { (0, 0, 0) };
+        if n > 0
+            && inner_stride * inner_len as isize == stride
+            && inner_stream * inner_len == stream
+        {
             axes[n - 1].0 *= len;
         } else {
-            axes[n] = (len, stride, stream_stride);
+            axes[n] = (len, stride, stream);
             n += 1;
         }
-        stream_stride *= len;
     }
     let axes = &axes[..n];
     let block = |start: isize, rows: PlanAxis, cols: PlanAxis, out: usize| Block {
@@ -474,6 +495,10 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
     let Some(&last) = axes.first() else {
         return f(block(base, one, (1, 1, 1), 0));
     };
+    if last.2 != 1 {
+        // A part whose innermost axis is not consecutive in the stream: element by element.
+        return odometer(axes, base, |m, o| f(block(m, one, (1, 1, 1), o)));
+    }
     if last.1 == 1 {
         // Rows contiguous in memory: blocks of whole rows, converted in bulk.
         let (rows, outer) = match axes.get(1) {

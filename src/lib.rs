@@ -57,6 +57,16 @@
 //! variant. Lengths and shapes are checked before anything is allocated or written, and
 //! `from_zarr_bytes` checks `bool` bytes before it allocates too.
 //!
+//! # Cargo Features
+//!
+//! - `rayon` (off by default): conversions of 2 MiB and more are split across the rayon
+//!   thread pool: standard layouts in equal parts, encoding of other layouts in windows of
+//!   the byte stream, decoding into other layouts in halves of the array's memory. The
+//!   bytes and elements are the same as on one thread, and so is the first invalid `bool`
+//!   byte reported. On 2 vCPUs, 64 MiB `to_zarr_bytes` and `from_zarr_bytes` run 1.5×
+//!   faster (page faults on fresh memory parallelise); a copy between existing buffers is
+//!   bound by memory bandwidth and gains little.
+//!
 //! # Limitations
 //!
 //! - The byte stream is always C order; the codec has no Fortran-order option (the v2
@@ -77,6 +87,8 @@ mod encode;
 mod endian;
 mod error;
 mod layout;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod region;
 mod view;
 

@@ -1,0 +1,98 @@
+//! Arrays above the parallel threshold: the same bytes and elements with and without the
+//! `rayon` feature (CI runs the tests both ways), in every layout.
+
+mod common;
+
+use common::{reference_bytes, standard, Bits, LAYOUTS};
+use ndarray::ArrayD;
+use num_complex::Complex;
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
+
+fn check<A: Bits>(shape: &[usize]) {
+    let a = standard::<A>(shape);
+    for endian in [Endian::Little, Endian::Big] {
+        let expected = reference_bytes(a.view(), endian);
+        assert!(expected.len() > 2 << 20, "large enough to be split");
+        let decoded = ArrayD::<A>::from_zarr_bytes(&expected, shape, endian).unwrap();
+        assert!(decoded
+            .iter()
+            .zip(a.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        for layout in LAYOUTS {
+            let fill = A::from_bits(&vec![0x11; A::SIZE]);
+            let mut storage = layout.storage(shape, fill);
+            layout.view(storage.view_mut()).assign(&a);
+            let view = layout.view(storage.view_mut());
+            assert!(
+                view.to_zarr_bytes(endian) == expected,
+                "encode {layout:?} {endian:?}"
+            );
+            let mut target = layout.storage(shape, fill);
+            let mut view = layout.view(target.view_mut());
+            view.decode_zarr_bytes_into(&expected, endian).unwrap();
+            let same = view
+                .iter()
+                .zip(a.iter())
+                .all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "decode_into {layout:?} {endian:?}");
+        }
+    }
+}
+
+#[test]
+fn large_f64() {
+    check::<f64>(&[601, 1031]);
+}
+
+#[test]
+fn large_u16_3d() {
+    check::<u16>(&[3, 700, 1013]);
+}
+
+#[test]
+fn large_complex64() {
+    check::<Complex<f32>>(&[257, 1300]);
+}
+
+#[test]
+fn large_bool_errors_name_the_first_bad_byte() {
+    let n = 3 << 20;
+    let mut bytes = vec![1u8; n];
+    bytes[n - 7] = 9;
+    bytes[2_500_000] = 4;
+    let e = ndarray::Array1::<bool>::from_zarr_bytes(&bytes, n, Endian::Big).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 2_500_000,
+                value: 4
+            }
+        ),
+        "{e:?}"
+    );
+    let mut a = ndarray::Array2::<bool>::from_elem((n / 1024, 1024), false);
+    let e = a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 2_500_000,
+                value: 4
+            }
+        ),
+        "{e:?}"
+    );
+    let mut t = a.view_mut().reversed_axes();
+    let e = t.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 2_500_000,
+                value: 4
+            }
+        ),
+        "{e:?}"
+    );
+}
