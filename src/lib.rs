@@ -52,10 +52,32 @@
 //!
 //! # Errors
 //!
-//! Decoding never panics on bad input: a wrong byte length, a shape too large for memory,
-//! a `bool` byte other than 0 or 1 and a reader that ends early are each an [`Error`]
-//! variant. Lengths and shapes are checked before anything is allocated or written, and
-//! `from_zarr_bytes` checks `bool` bytes before it allocates too.
+//! No input makes the crate panic: bad input is an [`Error`] variant. Lengths and shapes
+//! are checked before anything is allocated or written, and `from_zarr_bytes` checks `bool`
+//! bytes before it allocates too. Every error, as its message reads, and what to do:
+//!
+//! | variant | message (example) | what to do |
+//! |---|---|---|
+//! | [`LengthMismatch`](Error::LengthMismatch) | byte length mismatch: the shape needs 24 bytes, got 23 | check shape, data type and the chunk: it is truncated or of another type |
+//! | [`BufferSize`](Error::BufferSize) | output buffer has 7 bytes, the array encodes to 8 | size the buffer as `len() * Element::SIZE` |
+//! | [`ShapeOverflow`](Error::ShapeOverflow) | shape too large: its size in 8-byte elements exceeds isize::MAX bytes | the shape is corrupt or hostile |
+//! | [`InvalidBool`](Error::InvalidBool) | invalid bool byte 0x02 at offset 3: must be 0x00 or 0x01 | the chunk is not `bool` data, or is corrupt |
+//! | [`UnexpectedEof`](Error::UnexpectedEof) | reader ended early: the shape needs 32 bytes, received 16 | the stream or file is truncated |
+//! | [`Io`](Error::Io) | failed to read the encoded bytes | see [`source()`](std::error::Error::source) |
+//! | [`InvalidEndian`](Error::InvalidEndian) | invalid endian "native": must be "little" or "big" | fix the codec metadata |
+//! | [`UnknownDataType`](Error::UnknownDataType) | unknown data type "float128" | names are lowercase Zarr names; the type may be unsupported |
+//! | [`InvalidRawBits`](Error::InvalidRawBits) | invalid raw bits data type "r7": the bits must be a positive multiple of 8 | use `r8`, `r16`, … |
+//! | [`EndianRequired`](Error::EndianRequired) | the bytes codec needs an endian for the multi-byte data type float64 | add `"configuration": {"endian": ...}` |
+//! | [`TypeMismatch`](Error::TypeMismatch) | data type mismatch: expected int16, found float32 | decode with the array's own element type |
+//! | [`NeedsConversion`](Error::NeedsConversion) | big-endian float64 bytes need conversion on this little-endian machine: they cannot be viewed | use [`cow_zarr_bytes`] or decode |
+//! | [`Misaligned`](Error::Misaligned) | bytes misaligned by 1 bytes for 8-byte elements: they cannot be viewed | use [`cow_zarr_bytes`], or an aligned buffer |
+//! | [`RankMismatch`](Error::RankMismatch) | rank mismatch: the chunk has 2 axes, got 1 | one range per axis |
+//! | [`RegionOutOfBounds`](Error::RegionOutOfBounds) | region out of bounds: axis 1 ends at 6, past its length 5 | clamp the range to the chunk |
+//! | [`ReversedRange`](Error::ReversedRange) | reversed region range on axis 0: start 3 is after end 1 | fix the range |
+//! | [`RegionShapeMismatch`](Error::RegionShapeMismatch) | array shape [1, 2] is not the region's shape [1, 1] | pass an array of the region's shape |
+//!
+//! Codec JSON that does not parse is a `serde_json::Error` naming the key or value (an
+//! unknown key, an endian other than `"little"`/`"big"`, a name other than `"bytes"`).
 //!
 //! # Cargo Features
 //!

@@ -225,3 +225,129 @@ fn write_reports_writer_errors() {
         }
     }
 }
+
+#[test]
+fn messages_read_as_documented() {
+    // The crate docs quote these messages; keep them in step.
+    let cases: Vec<(Error, &str)> = vec![
+        (
+            Error::LengthMismatch {
+                expected: 24,
+                actual: 23,
+            },
+            "byte length mismatch: the shape needs 24 bytes, got 23",
+        ),
+        (
+            Error::BufferSize {
+                expected: 8,
+                actual: 7,
+            },
+            "output buffer has 7 bytes, the array encodes to 8",
+        ),
+        (
+            Error::ShapeOverflow { element_size: 8 },
+            "shape too large: its size in 8-byte elements exceeds isize::MAX bytes",
+        ),
+        (
+            Error::InvalidBool {
+                offset: 3,
+                value: 2,
+            },
+            "invalid bool byte 0x02 at offset 3: must be 0x00 or 0x01",
+        ),
+        (
+            Error::UnexpectedEof {
+                expected: 32,
+                received: 16,
+            },
+            "reader ended early: the shape needs 32 bytes, received 16",
+        ),
+        (
+            Error::Io(io::Error::other("x")),
+            "failed to read the encoded bytes",
+        ),
+        (
+            Error::InvalidEndian {
+                value: "native".into(),
+            },
+            "invalid endian \"native\": must be \"little\" or \"big\"",
+        ),
+        (
+            Error::UnknownDataType {
+                name: "float128".into(),
+            },
+            "unknown data type \"float128\"",
+        ),
+        (
+            Error::InvalidRawBits { name: "r7".into() },
+            "invalid raw bits data type \"r7\": the bits must be a positive multiple of 8",
+        ),
+        (
+            Error::EndianRequired {
+                data_type: zarr_bytes::DataType::Float64,
+            },
+            "the bytes codec needs an endian for the multi-byte data type float64",
+        ),
+        (
+            Error::TypeMismatch {
+                expected: zarr_bytes::DataType::Int16,
+                found: zarr_bytes::DataType::Float32,
+            },
+            "data type mismatch: expected int16, found float32",
+        ),
+        (
+            Error::Misaligned {
+                offset: 1,
+                align: 8,
+            },
+            "bytes misaligned by 1 bytes for 8-byte elements: they cannot be viewed",
+        ),
+        (
+            Error::RankMismatch {
+                expected: 2,
+                actual: 1,
+            },
+            "rank mismatch: the chunk has 2 axes, got 1",
+        ),
+        (
+            Error::RegionOutOfBounds {
+                axis: 1,
+                end: 6,
+                len: 5,
+            },
+            "region out of bounds: axis 1 ends at 6, past its length 5",
+        ),
+        (
+            Error::ReversedRange {
+                axis: 0,
+                start: 3,
+                end: 1,
+            },
+            "reversed region range on axis 0: start 3 is after end 1",
+        ),
+        (
+            Error::RegionShapeMismatch {
+                expected: vec![1, 1],
+                actual: vec![1, 2],
+            },
+            "array shape [1, 2] is not the region's shape [1, 1]",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+    }
+    let native = Endian::NATIVE;
+    let other = if native == Endian::Little {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    let e = Error::NeedsConversion {
+        data_type: zarr_bytes::DataType::Float64,
+        endian: other,
+    };
+    assert_eq!(
+        e.to_string(),
+        format!("{other}-endian float64 bytes need conversion on this {native}-endian machine: they cannot be viewed")
+    );
+}

@@ -28,7 +28,7 @@ impl Bits for bool {
         vec![self as u64]
     }
     fn from_bits(b: &[u64]) -> Self {
-        b[0] == 1
+        b[0] & 1 == 1
     }
 }
 

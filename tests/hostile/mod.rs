@@ -1,0 +1,198 @@
+//! Hostile inputs for the entry points that take data from outside: each function reads
+//! arbitrary bytes as an input, calls the crate, and checks that the answer is `Ok` or
+//! `Err` (never a panic) and that an `Ok` is right. Shared by the no-panic test and the
+//! fuzz targets.
+#![allow(dead_code)]
+
+use std::ops::Range;
+
+use zarr_bytes::{
+    cow_zarr_bytes, decode_region, region_byte_ranges, view_zarr_bytes, BytesCodec, BytesDecode,
+    DataType, Endian,
+};
+
+/// Reads numbers off the front of the input; runs dry into zeros.
+pub struct Input<'a>(pub &'a [u8]);
+
+impl Input<'_> {
+    pub fn byte(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    /// A length: mostly small, sometimes huge, so both the work and the overflow checks run.
+    pub fn len(&mut self) -> usize {
+        match self.byte() {
+            250 => usize::MAX,
+            251 => usize::MAX / 2 + 1,
+            252 => 1 << 40,
+            253 => u32::MAX as usize,
+            b => (b % 12) as usize,
+        }
+    }
+
+    pub fn endian(&mut self) -> Endian {
+        if self.byte() & 1 == 0 {
+            Endian::Little
+        } else {
+            Endian::Big
+        }
+    }
+
+    pub fn rest(&mut self) -> &[u8] {
+        std::mem::take(&mut self.0)
+    }
+
+    /// The rest of the input, or, on most inputs, exactly `elements × size` bytes made from
+    /// it (so that decoding gets past the length check); bools sometimes kept valid.
+    pub fn payload(&mut self, shape: &[usize], size: usize) -> Vec<u8> {
+        let mode = self.byte() % 4;
+        let rest = self.rest();
+        let wanted = shape
+            .iter()
+            .try_fold(size, |acc, &len| acc.checked_mul(len))
+            .filter(|&n| n <= 1 << 16);
+        match (mode, wanted) {
+            (0, _) | (_, None) => rest.to_vec(),
+            (m, Some(n)) => (0..n)
+                .map(|i| {
+                    let b = if rest.is_empty() {
+                        i as u8
+                    } else {
+                        rest[i % rest.len()]
+                    };
+                    if m == 1 {
+                        b & 1
+                    } else {
+                        b
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Data type names, valid and not.
+const NAMES: [&str; 24] = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "r8",
+    "r16",
+    "r24",
+    "r56",
+    "r0",
+    "r7",
+    "float128",
+    "r-8",
+    "",
+];
+
+/// `decode_dyn` with an arbitrary data type, shape, codec and bytes; an `Ok` re-encodes to
+/// the input. Returns whether it decoded.
+pub fn decode_dyn(data: &[u8]) -> bool {
+    let mut input = Input(data);
+    let name = NAMES[input.byte() as usize % NAMES.len()];
+    let ndim = input.byte() % 6;
+    let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let codec = match input.byte() % 3 {
+        0 => BytesCodec::default(),
+        1 => BytesCodec::new(Endian::Little),
+        _ => BytesCodec::new(Endian::Big),
+    };
+    let Ok(data_type) = name.parse::<DataType>() else {
+        return false;
+    };
+    let bytes = input.payload(&shape, data_type.size());
+    let Ok(array) = codec.decode_dyn(&bytes, &data_type, &shape) else {
+        return false;
+    };
+    assert_eq!(array.data_type(), data_type);
+    assert_eq!(array.shape(), &shape[..]);
+    assert_eq!(codec.encode_dyn(&array).expect("re-encode"), bytes);
+    true
+}
+
+/// Codec and data type metadata from arbitrary text; what parses writes and reads back the
+/// same. Returns whether a codec parsed.
+pub fn metadata(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let codec = serde_json::from_str::<BytesCodec>(text);
+    if let Ok(codec) = &codec {
+        let written = serde_json::to_string(codec).expect("serialize");
+        assert_eq!(
+            &serde_json::from_str::<BytesCodec>(&written).expect("read back"),
+            codec
+        );
+    }
+    if let Ok(t) = text.parse::<DataType>() {
+        assert_eq!(t.to_string(), text);
+    }
+    if let Ok(e) = text.parse::<Endian>() {
+        assert_eq!(e.to_string(), text);
+    }
+    codec.is_ok()
+}
+
+/// Region reads and views with arbitrary shapes, regions and bytes; an `Ok` agrees with a
+/// full decode. Returns whether a region decoded.
+pub fn region(data: &[u8]) -> bool {
+    let mut input = Input(data);
+    let ndim = input.byte() % 5;
+    let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let region: Vec<Range<usize>> = (0..ndim + input.byte() % 2)
+        .map(|_| {
+            let (a, b) = (input.len(), input.len());
+            a..b
+        })
+        .collect();
+    let element_size = input.byte() as usize % 9;
+    let endian = input.endian();
+    let bytes = &input.payload(&shape, 2)[..];
+    let mut decoded = false;
+    if let Ok(ranges) = region_byte_ranges(&shape, &region, element_size) {
+        for r in &ranges {
+            assert!(r.start < r.end);
+        }
+        if let Ok(part) = decode_region::<u16>(bytes, &shape, &region, endian) {
+            decoded = true;
+            // The ranges of 2-byte elements hold what decode_region read.
+            let ranges = region_byte_ranges(&shape, &region, 2).expect("same region");
+            let joined: Vec<u8> = ranges
+                .iter()
+                .flat_map(|r| bytes[r.clone()].to_vec())
+                .collect();
+            let again = ndarray::ArrayD::<u16>::from_zarr_bytes(&joined, part.shape(), endian)
+                .expect("decode");
+            assert_eq!(again, part);
+        }
+        let _ = decode_region::<bool>(bytes, &shape, &region, endian);
+    }
+    // Views never copy and agree with the copying decoder.
+    if let Ok(view) = view_zarr_bytes::<u16, _>(bytes, ndarray::IxDyn(&shape), endian) {
+        let decoded =
+            ndarray::ArrayD::<u16>::from_zarr_bytes(bytes, &shape[..], endian).expect("decode");
+        assert_eq!(view, decoded);
+    }
+    let _ = cow_zarr_bytes::<bool, _>(bytes, ndarray::IxDyn(&shape), endian);
+    decoded
+}

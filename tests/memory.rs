@@ -1,0 +1,178 @@
+//! Memory bounds, measured with a counting allocator: hostile shapes allocate nothing or
+//! little, and conversions allocate only their output.
+//!
+//! The counters are per thread, so tests running side by side do not see each other.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use ndarray::{Array1, Array2, ArrayD, ShapeBuilder};
+use zarr_bytes::{
+    BytesCodec, BytesDecode, BytesEncode, DataType, Endian, Error, WRITE_BUFFER_SIZE,
+};
+
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note_alloc(size: usize) {
+    // `try_with`: during thread teardown the counters may be gone already.
+    let _ = LIVE.try_with(|live| {
+        live.set(live.get() + size);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(live.get())));
+    });
+    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+}
+
+fn note_free(size: usize) {
+    let _ = LIVE.try_with(|live| live.set(live.get().saturating_sub(size)));
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counting only
+// touches thread-local cells, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_alloc(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_alloc(layout.size());
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note_free(layout.size());
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_free(layout.size());
+        note_alloc(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// What `f` allocated on this thread: (number of allocations, largest one, peak above the
+/// start).
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize, usize) {
+    let start = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(start));
+    COUNT.with(|c| c.set(0));
+    LARGEST.with(|l| l.set(0));
+    let result = f();
+    let peak = PEAK.with(Cell::get) - start;
+    (result, COUNT.with(Cell::get), LARGEST.with(Cell::get), peak)
+}
+
+#[test]
+fn a_huge_claim_from_a_short_reader_fails_with_little_memory() {
+    let claim = 1usize << 40; // 1 TiB of u64
+    let (result, _, _, peak) =
+        measure(|| Array1::<u64>::read_zarr_bytes(&[7u8; 16][..], claim / 8, Endian::Big));
+    assert!(matches!(
+        result,
+        Err(Error::UnexpectedEof { received: 16, .. })
+    ));
+    assert!(peak < 1 << 20, "peak {peak} bytes");
+}
+
+#[test]
+fn bad_lengths_and_shapes_allocate_nothing() {
+    let bytes = [0u8; 24];
+    let (r, count, _, _) =
+        measure(|| Array2::<f64>::from_zarr_bytes(&bytes[..23], (1, 3), Endian::Big));
+    assert!(matches!(r, Err(Error::LengthMismatch { .. })));
+    assert_eq!(count, 0);
+    let (r, count, _, _) =
+        measure(|| Array2::<f64>::from_zarr_bytes(&bytes, (usize::MAX, 3), Endian::Big));
+    assert!(matches!(r, Err(Error::ShapeOverflow { .. })));
+    assert_eq!(count, 0);
+    let (r, count, _, _) = measure(|| Array1::<bool>::from_zarr_bytes(&[0, 1, 2], 3, Endian::Big));
+    assert!(matches!(
+        r,
+        Err(Error::InvalidBool {
+            offset: 2,
+            value: 2
+        })
+    ));
+    assert_eq!(count, 0);
+    let codec = BytesCodec::new(Endian::Little);
+    // Six axes: a shape that would need a heap IxDyn, rejected before one is built.
+    let shape = [2, 2, 2, 2, 2, 2];
+    let (r, count, _, _) = measure(|| codec.decode_dyn(&bytes, &DataType::Float32, &shape));
+    assert!(matches!(
+        r,
+        Err(Error::LengthMismatch {
+            expected: 256,
+            actual: 24
+        })
+    ));
+    assert_eq!(count, 0);
+    let (r, count, _, _) = measure(|| {
+        codec.decode_dyn(
+            &bytes,
+            &DataType::RawBits(64),
+            &[usize::MAX / 4, 2, 1, 1, 1],
+        )
+    });
+    assert!(matches!(r, Err(Error::ShapeOverflow { element_size: 8 })));
+    assert_eq!(count, 0);
+}
+
+#[test]
+fn encode_and_decode_allocate_only_their_output() {
+    let n = 1 << 17; // 1 MiB of f64, below the parallel threshold
+    let a = Array1::from_shape_fn(n, |i| i as f64);
+    for endian in [Endian::Little, Endian::Big] {
+        let (bytes, count, largest, _) = measure(|| a.to_zarr_bytes(endian));
+        assert_eq!((count, largest), (1, n * 8), "to_zarr_bytes {endian}");
+        let (decoded, count, largest, _) =
+            measure(|| Array1::<f64>::from_zarr_bytes(&bytes, n, endian).unwrap());
+        assert_eq!((count, largest), (1, n * 8), "from_zarr_bytes {endian}");
+        assert_eq!(decoded, a);
+        let mut out = vec![0u8; n * 8];
+        let (_, count, _, _) = measure(|| a.encode_zarr_bytes_into(endian, &mut out).unwrap());
+        assert_eq!(count, 0, "encode_zarr_bytes_into {endian}");
+    }
+    // Two and more axes, standard layout: still the output alone.
+    let m = Array2::from_shape_fn((256, 512), |(i, j)| (i * 512 + j) as u16);
+    let (bytes, count, largest, _) = measure(|| m.to_zarr_bytes(Endian::Big));
+    assert_eq!((count, largest), (1, m.len() * 2));
+    let (_, count, largest, _) =
+        measure(|| ArrayD::<u16>::from_zarr_bytes(&bytes, &[256, 512][..], Endian::Big));
+    assert_eq!((count, largest), (1, m.len() * 2));
+}
+
+#[test]
+fn writing_64_mib_needs_only_the_write_buffer() {
+    let n = 8 << 20; // 64 MiB of f64
+    let a = Array1::from_shape_fn(n, |i| i as f64);
+    let f = {
+        let mut f = Array2::<f64>::zeros((4096, 2048).f());
+        f.assign(&a.view().into_shape_with_order((4096, 2048)).unwrap());
+        f
+    };
+    // Native order and standard layout: straight from memory, nothing allocated.
+    let (r, count, _, _) = measure(|| a.write_zarr_bytes(Endian::NATIVE, std::io::sink()));
+    r.unwrap();
+    assert_eq!(count, 0);
+    // Converting: the write buffer, plus a 32 KiB scratch for a transposed layout.
+    for endian in [Endian::Little, Endian::Big] {
+        let (r, _, _, peak) = measure(|| a.write_zarr_bytes(endian, std::io::sink()));
+        r.unwrap();
+        assert!(peak <= WRITE_BUFFER_SIZE, "standard {endian}: peak {peak}");
+        let (r, _, _, peak) = measure(|| f.write_zarr_bytes(endian, std::io::sink()));
+        r.unwrap();
+        assert!(
+            peak <= WRITE_BUFFER_SIZE + (32 << 10),
+            "fortran {endian}: peak {peak}"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! Properties of every element type over random shapes (0 to 5 axes of 0 to 9), random
+//! layouts, both byte orders and random regions.
+
+mod common;
+
+use std::io::Read;
+use std::ops::Range;
+
+use common::{bits_of, reference_bytes, Bits, LAYOUTS};
+use half::{bf16, f16};
+use ndarray::{ArrayD, IxDyn, SliceInfoElem};
+use num_complex::Complex;
+use proptest::prelude::*;
+use zarr_bytes::{
+    cow_zarr_bytes, decode_region, encode_region_into, region_byte_ranges, view_zarr_bytes,
+    BytesDecode, BytesDecodeInto, BytesEncode, Endian,
+};
+
+/// A reader that gives one byte per call.
+struct OneByte<'a>(&'a [u8]);
+
+impl Read for OneByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match (self.0.split_first(), buf.first_mut()) {
+            (Some((&b, rest)), Some(slot)) => {
+                *slot = b;
+                self.0 = rest;
+                Ok(1)
+            }
+            _ => Ok(0),
+        }
+    }
+}
+
+fn shapes() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(0usize..=9, 0..=5)
+        .prop_filter("small enough", |s| s.iter().product::<usize>() <= 1000)
+}
+
+/// A region of `shape` drawn from `seed`.
+fn region_of(shape: &[usize], mut seed: u64) -> Vec<Range<usize>> {
+    shape
+        .iter()
+        .map(|&len| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let a = (seed >> 33) as usize % (len + 1);
+            let b = (seed >> 13) as usize % (len + 1);
+            a.min(b)..a.max(b)
+        })
+        .collect()
+}
+
+fn slice_of(region: &[Range<usize>]) -> Vec<SliceInfoElem> {
+    region
+        .iter()
+        .map(|r| SliceInfoElem::Slice {
+            start: r.start as isize,
+            end: Some(r.end as isize),
+            step: 1,
+        })
+        .collect()
+}
+
+fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
+    let endian = if big { Endian::Big } else { Endian::Little };
+    let other = if big { Endian::Little } else { Endian::Big };
+    let layout = LAYOUTS[layout];
+    let n: usize = shape.iter().product();
+    let a = ArrayD::from_shape_vec(
+        IxDyn(shape),
+        (0..n)
+            .map(|i| common::element::<A>(i + seed as usize))
+            .collect(),
+    )
+    .unwrap();
+    let fill = A::from_bits(&vec![0x77; A::SIZE]);
+    let mut storage = layout.storage(shape, fill);
+    layout.view(storage.view_mut()).assign(&a);
+    let view = layout.view(storage.view_mut());
+
+    // Encoding any layout is encoding its standard copy, by the codec's definition.
+    let bytes = view.to_zarr_bytes(endian);
+    assert_eq!(bytes, reference_bytes(a.view(), endian));
+    // Decoding gives every bit back.
+    let decoded = ArrayD::<A>::from_zarr_bytes(&bytes, shape, endian).unwrap();
+    assert_eq!(bits_of(decoded.view()), bits_of(a.view()));
+    // Decoding into any layout is decoding.
+    let mut target = layout.storage(shape, fill);
+    layout
+        .view(target.view_mut())
+        .decode_zarr_bytes_into(&bytes, endian)
+        .unwrap();
+    assert_eq!(
+        bits_of(layout.view(target.view_mut()).view()),
+        bits_of(a.view())
+    );
+    // Writers and readers agree with the in-memory calls, one byte at a time too.
+    let mut written = Vec::new();
+    view.write_zarr_bytes(endian, &mut written).unwrap();
+    assert_eq!(written, bytes);
+    let read = ArrayD::<A>::read_zarr_bytes(&bytes[..], shape, endian).unwrap();
+    assert_eq!(bits_of(read.view()), bits_of(a.view()));
+    let read = ArrayD::<A>::read_zarr_bytes(OneByte(&bytes), shape, endian).unwrap();
+    assert_eq!(bits_of(read.view()), bits_of(a.view()));
+    // The other byte order reverses each component.
+    let components = A::zeroed().to_bits().len();
+    let width = A::SIZE / components;
+    let width = if A::DATA_TYPE.endian_applies() {
+        width
+    } else {
+        1
+    };
+    let reversed: Vec<u8> = bytes
+        .chunks(width)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    assert_eq!(view.to_zarr_bytes(other), reversed);
+    // Views and copies on write agree with decoding.
+    if let Ok(v) = view_zarr_bytes::<A, _>(&bytes, IxDyn(shape), endian) {
+        assert_eq!(bits_of(v), bits_of(decoded.view()));
+    }
+    let cow = cow_zarr_bytes::<A, _>(&bytes, IxDyn(shape), endian).unwrap();
+    assert_eq!(bits_of(cow.view()), bits_of(decoded.view()));
+
+    // A region: its decode is the slice, its ranges hold it, writing it is assigning it.
+    let region = region_of(shape, seed);
+    let slice = slice_of(&region);
+    let part = decode_region::<A>(&bytes, shape, &region, endian).unwrap();
+    assert_eq!(
+        bits_of(part.view()),
+        bits_of(decoded.slice(slice.as_slice()))
+    );
+    let joined: Vec<u8> = region_byte_ranges(shape, &region, A::SIZE)
+        .unwrap()
+        .into_iter()
+        .flat_map(|r| bytes[r].to_vec())
+        .collect();
+    let again = ArrayD::<A>::from_zarr_bytes(&joined, part.shape(), endian).unwrap();
+    assert_eq!(bits_of(again.view()), bits_of(part.view()));
+    let patch = part.mapv(|x| common::element::<A>(x.to_bits()[0] as usize));
+    let mut chunk = bytes.clone();
+    encode_region_into(&mut chunk, shape, &region, &patch, endian).unwrap();
+    let mut assigned = decoded.clone();
+    assigned.slice_mut(slice.as_slice()).assign(&patch);
+    assert_eq!(chunk, assigned.to_zarr_bytes(endian));
+}
+
+macro_rules! properties {
+    ($($name:ident: $t:ty),* $(,)?) => {
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+            $(
+                #[test]
+                fn $name(shape in shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
+                    check::<$t>(&shape, layout, big, seed >> 8);
+                }
+            )*
+        }
+    };
+}
+
+properties! {
+    bool_: bool,
+    int8: i8,
+    int16: i16,
+    int32: i32,
+    int64: i64,
+    uint8: u8,
+    uint16: u16,
+    uint32: u32,
+    uint64: u64,
+    float16: f16,
+    bfloat16: bf16,
+    float32: f32,
+    float64: f64,
+    complex64: Complex<f32>,
+    complex128: Complex<f64>,
+    r16: [u8; 2],
+    r24: [u8; 3],
+}
