@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
-use crate::decode::{check_invalid, into_array};
+use crate::decode::{check_invalid, checked_length, into_array};
 use crate::encode::encode;
 use crate::{Element, Endian, Error};
 
@@ -159,13 +159,7 @@ pub fn decode_region<A: Element>(
     endian: Endian,
 ) -> Result<ArrayD<A>, Error> {
     check(shape, region)?;
-    let len = crate::layout::checked_len(shape, A::SIZE)?;
-    if bytes.len() != len * A::SIZE {
-        return Err(Error::LengthMismatch {
-            expected: len * A::SIZE,
-            actual: bytes.len(),
-        });
-    }
+    checked_length::<A>(shape, bytes)?;
     let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
     let mut elements = bytemuck::zeroed_vec::<A>(region_shape.iter().product());
     let mut at = 0;
@@ -216,13 +210,7 @@ where
     D: Dimension,
 {
     check(shape, region)?;
-    let len = crate::layout::checked_len(shape, A::SIZE)?;
-    if chunk.len() != len * A::SIZE {
-        return Err(Error::LengthMismatch {
-            expected: len * A::SIZE,
-            actual: chunk.len(),
-        });
-    }
+    checked_length::<A>(shape, chunk)?;
     let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
     if array.shape() != region_shape.as_slice() {
         return Err(Error::RegionShapeMismatch {

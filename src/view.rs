@@ -2,7 +2,7 @@
 
 use ndarray::{Array, ArrayView, CowArray, Dimension, IntoDimension};
 
-use crate::decode::checked_bytes;
+use crate::decode::{check_invalid, checked_length};
 use crate::{BytesDecode, Element, Endian, Error};
 
 /// Borrow `bytes` as an array of `shape`, without copying.
@@ -39,20 +39,14 @@ where
     Sh: IntoDimension,
 {
     let dim = shape.into_dimension();
-    let len = crate::layout::checked_len(dim.slice(), A::SIZE)?;
-    if bytes.len() != len * A::SIZE {
-        return Err(Error::LengthMismatch {
-            expected: len * A::SIZE,
-            actual: bytes.len(),
-        });
-    }
+    checked_length::<A>(dim.slice(), bytes)?;
     if !A::is_verbatim(endian) {
         return Err(Error::NeedsConversion {
             data_type: A::DATA_TYPE,
             endian,
         });
     }
-    checked_bytes::<A>(dim.slice(), bytes)?;
+    check_invalid::<A>(bytes, 0)?;
     let align = std::mem::align_of::<A>();
     let elements = A::cast(bytes).ok_or(Error::Misaligned {
         offset: bytes.as_ptr() as usize % align,

@@ -1,9 +1,8 @@
 //! Codec metadata, data type names and the runtime-typed array.
 
-use std::path::Path;
+mod common;
 
 use ndarray::{arr1, arr2, ArrayD};
-use serde::Deserialize;
 use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error};
 
 #[test]
@@ -280,30 +279,14 @@ fn try_from_names_both_types() {
     assert_eq!(typed, arr1(&[1u8, 2]).into_dyn());
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    data_type: String,
-    endian: Endian,
-    shape: Vec<usize>,
-    writers: Vec<String>,
-}
-
 #[test]
 fn decode_dyn_and_encode_dyn_on_every_fixture() {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/chunks"));
-    let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
-    let manifest: Manifest = serde_json::from_str(&text).unwrap();
+    let manifest = common::manifest();
     let mut files = 0;
     for case in &manifest.cases {
         let data_type = case.data_type.parse::<DataType>().unwrap();
         for writer in &case.writers {
-            let bytes = std::fs::read(dir.join(format!("{}.{writer}.bin", case.name))).unwrap();
+            let bytes = case.bytes(writer);
             let codec = BytesCodec::new(case.endian);
             let d = codec.decode_dyn(&bytes, &data_type, &case.shape).unwrap();
             assert_eq!(d.data_type(), data_type, "{}", case.name);

@@ -4,38 +4,12 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use common::{Bits, LAYOUTS};
+use common::{manifest, Bits, Case, LAYOUTS};
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
-use serde::Deserialize;
-use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian};
-
-#[derive(Deserialize)]
-struct Manifest {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    data_type: String,
-    endian: Endian,
-    shape: Vec<usize>,
-    writers: Vec<String>,
-    bits: Vec<Vec<u64>>,
-}
-
-fn manifest() -> Manifest {
-    let text = std::fs::read_to_string(dir().join("manifest.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-fn dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/chunks"))
-}
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode};
 
 /// Check one case; returns how many chunk files it compared.
 fn check<A: Bits>(case: &Case) -> usize {
@@ -47,7 +21,7 @@ fn check<A: Bits>(case: &Case) -> usize {
     let mut files = 0;
     let mut first: Option<Vec<u8>> = None;
     for writer in &case.writers {
-        let path = dir().join(format!("{}.{writer}.bin", case.name));
+        let path = common::fixtures().join(format!("{}.{writer}.bin", case.name));
         let bytes = std::fs::read(&path).unwrap();
         // Every writer wrote the same bytes.
         if let Some(first) = &first {
@@ -144,6 +118,6 @@ fn fixture_special_floats_are_there() {
     assert!(bits
         .iter()
         .any(|&b| b >> 51 == 0xfff && b & 0x7_ffff_ffff_ffff != 0));
-    let bytes = std::fs::read(dir().join("float64_big_2x3.tensorstore.bin")).unwrap();
+    let bytes = std::fs::read(common::fixtures().join("float64_big_2x3.tensorstore.bin")).unwrap();
     assert_eq!(&bytes[..8], &case.bits[0][0].to_be_bytes());
 }

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use common::{bits_of, reference_bytes, Bits, LAYOUTS};
 use half::{bf16, f16};
-use ndarray::{ArrayD, IxDyn, SliceInfoElem};
+use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
@@ -48,17 +48,6 @@ fn region_of(shape: &[usize], mut seed: u64) -> Vec<Range<usize>> {
             let a = (seed >> 33) as usize % (len + 1);
             let b = (seed >> 13) as usize % (len + 1);
             a.min(b)..a.max(b)
-        })
-        .collect()
-}
-
-fn slice_of(region: &[Range<usize>]) -> Vec<SliceInfoElem> {
-    region
-        .iter()
-        .map(|r| SliceInfoElem::Slice {
-            start: r.start as isize,
-            end: Some(r.end as isize),
-            step: 1,
         })
         .collect()
 }
@@ -126,7 +115,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
 
     // A region: its decode is the slice, its ranges hold it, writing it is assigning it.
     let region = region_of(shape, seed);
-    let slice = slice_of(&region);
+    let slice = common::slice_of(&region);
     let part = decode_region::<A>(&bytes, shape, &region, endian).unwrap();
     assert_eq!(
         bits_of(part.view()),

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use common::{reference_bytes, standard, Bits};
 use half::bf16;
-use ndarray::{Array2, ArrayD, Dimension, IxDyn, SliceInfoElem};
+use ndarray::{Array2, ArrayD, Dimension, IxDyn};
 use num_complex::Complex;
 use zarr_bytes::{
     cow_zarr_bytes, decode_region, encode_region_into, region_byte_ranges, view_zarr_bytes,
@@ -167,23 +167,12 @@ fn regions(shape: &[usize]) -> Vec<Vec<Range<usize>>> {
     out
 }
 
-fn slice_of(region: &[Range<usize>]) -> Vec<SliceInfoElem> {
-    region
-        .iter()
-        .map(|r| SliceInfoElem::Slice {
-            start: r.start as isize,
-            end: Some(r.end as isize),
-            step: 1,
-        })
-        .collect()
-}
-
 fn check_regions<A: Bits>(shape: &[usize], endian: Endian) -> usize {
     let full = standard::<A>(shape);
     let bytes = full.to_zarr_bytes(endian);
     let mut checked = 0;
     for region in regions(shape) {
-        let expected = full.slice(slice_of(&region).as_slice());
+        let expected = full.slice(common::slice_of(&region).as_slice());
         // decode_region is slicing the full decode.
         let got = decode_region::<A>(&bytes, shape, &region, endian).unwrap();
         assert_eq!(
@@ -217,7 +206,7 @@ fn check_regions<A: Bits>(shape: &[usize], endian: Endian) -> usize {
         encode_region_into(&mut chunk, shape, &region, &patch.t().t(), endian).unwrap();
         let mut assigned = full.clone();
         assigned
-            .slice_mut(slice_of(&region).as_slice())
+            .slice_mut(common::slice_of(&region).as_slice())
             .assign(&patch);
         assert_eq!(
             chunk,

@@ -4,6 +4,7 @@
 use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder, Slice};
 use num_complex::Complex;
+use serde::Deserialize;
 use zarr_bytes::Element;
 use zarr_bytes::Endian;
 
@@ -228,4 +229,50 @@ impl Layout {
             _ => v,
         }
     }
+}
+
+/// The fixture manifest written by `tests/data/generate.py`.
+#[derive(Deserialize)]
+pub struct Manifest {
+    pub cases: Vec<Case>,
+}
+
+/// One chunk per writer: its data type, byte order, shape and expected bit patterns.
+#[derive(Deserialize)]
+pub struct Case {
+    pub name: String,
+    pub data_type: String,
+    pub endian: Endian,
+    pub shape: Vec<usize>,
+    pub writers: Vec<String>,
+    pub bits: Vec<Vec<u64>>,
+}
+
+impl Case {
+    /// The bytes `writer` wrote for this case.
+    pub fn bytes(&self, writer: &str) -> Vec<u8> {
+        std::fs::read(fixtures().join(format!("{}.{writer}.bin", self.name))).unwrap()
+    }
+}
+
+/// Where the fixture chunks are.
+pub fn fixtures() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/chunks"))
+}
+
+pub fn manifest() -> Manifest {
+    let text = std::fs::read_to_string(fixtures().join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `region` as ndarray slice arguments.
+pub fn slice_of(region: &[std::ops::Range<usize>]) -> Vec<ndarray::SliceInfoElem> {
+    region
+        .iter()
+        .map(|r| ndarray::SliceInfoElem::Slice {
+            start: r.start as isize,
+            end: Some(r.end as isize),
+            step: 1,
+        })
+        .collect()
 }
