@@ -342,11 +342,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             let at = (b.out + r * b.out_row) * A::SIZE;
             A::read(&self.bytes[at..at + n], Endian::NATIVE, row);
         }
-        if A::is_verbatim(self.endian) {
-            layout::scatter(tile, &b, memory, |x| x);
-        } else {
-            layout::scatter(tile, &b, memory, A::swapped);
-        }
+        A::scatter(tile, &b, memory, self.endian);
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {

@@ -35,6 +35,7 @@ pub trait Element: Copy + Send + Sync + Zeroable + NoUninit + 'static + sealed::
 }
 
 pub(crate) mod sealed {
+    use crate::layout::{self, Block};
     use crate::Endian;
 
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
@@ -51,6 +52,42 @@ pub(crate) mod sealed {
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves.
         fn swapped(self) -> Self;
+        /// Gather `block` from `memory` into `scratch` in stream order, converted to `endian`.
+        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian)
+        where
+            Self: Copy,
+        {
+            match Self::is_verbatim(endian) {
+                true => layout::gather::<_, 8>(
+                    memory,
+                    block,
+                    scratch,
+                    |x| x,
+                    |s| layout::transpose(s, |x| x),
+                ),
+                false => layout::gather::<_, 8>(memory, block, scratch, Self::swapped, |s| {
+                    layout::transpose(s, Self::swapped)
+                }),
+            }
+        }
+        /// Scatter `scratch`, in stream order and `endian`, into `block` of `memory`.
+        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian)
+        where
+            Self: Copy,
+        {
+            match Self::is_verbatim(endian) {
+                true => layout::scatter::<_, 8>(
+                    scratch,
+                    block,
+                    memory,
+                    |x| x,
+                    |s| layout::transpose(s, |x| x),
+                ),
+                false => layout::scatter::<_, 8>(scratch, block, memory, Self::swapped, |s| {
+                    layout::transpose(s, Self::swapped)
+                }),
+            }
+        }
         /// The offset and value of the first byte that is no valid encoding, if any.
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
             None
@@ -100,9 +137,9 @@ word!(u16, write_u16_into, read_u16_into);
 word!(u32, write_u32_into, read_u32_into);
 word!(u64, write_u64_into, read_u64_into);
 
-/// An element that is a `Pod` run of one word type.
+/// An element that is a `Pod` run of one word type; `$kernel` names a faster transpose.
 macro_rules! element {
-    ($t:ty => $w:ty, $d:ident) => {
+    ($t:ty => $w:ty, $d:ident $(, $kernel:ident)?) => {
         impl Element for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const DATA_TYPE: DataType = DataType::$d;
@@ -125,16 +162,92 @@ macro_rules! element {
                 let words: [$w; WORDS] = bytemuck::cast(self);
                 bytemuck::cast(words.map(<$w>::swap_bytes))
             }
+            $($kernel!();)?
         }
     };
 }
 
+/// Tiles of 2-byte elements go through [`transpose16`]: four words per square, not sixteen
+/// element moves.
+macro_rules! words16 {
+    () => {
+        fn gather(
+            memory: &[Self],
+            block: &crate::layout::Block,
+            scratch: &mut [Self],
+            endian: Endian,
+        ) {
+            let swap = !Self::is_verbatim(endian);
+            let convert = move |x: Self| if swap { x.swapped() } else { x };
+            crate::layout::gather::<_, 4>(memory, block, scratch, convert, |s| transpose16(s, swap))
+        }
+        fn scatter(
+            scratch: &[Self],
+            block: &crate::layout::Block,
+            memory: &mut [Self],
+            endian: Endian,
+        ) {
+            let swap = !Self::is_verbatim(endian);
+            let convert = move |x: Self| if swap { x.swapped() } else { x };
+            crate::layout::scatter::<_, 4>(scratch, block, memory, convert, |s| {
+                transpose16(s, swap)
+            })
+        }
+    };
+}
+
+/// A 4 × 4 square of 2-byte elements transposed in four 64-bit words with masks and shifts
+/// (`square[j][i]` becomes `result[i][j]`), each element's bytes swapped when `swap`.
+///
+/// Lanes are numbered by position in memory, so "up" is a left shift on a little-endian
+/// machine and a right shift on a big-endian one.
+fn transpose16<T: Pod>(square: [[T; 4]; 4], swap: bool) -> [[T; 4]; 4] {
+    let lanes = |l: [u16; 4]| bytemuck::must_cast::<[u16; 4], u64>(l);
+    let (m02, m13) = (lanes([!0, 0, !0, 0]), lanes([0, !0, 0, !0]));
+    let (m01, m23) = (lanes([!0, !0, 0, 0]), lanes([0, 0, !0, !0]));
+    let up = |x: u64, n: u32| {
+        if cfg!(target_endian = "big") {
+            x >> (16 * n)
+        } else {
+            x << (16 * n)
+        }
+    };
+    let down = |x: u64, n: u32| {
+        if cfg!(target_endian = "big") {
+            x << (16 * n)
+        } else {
+            x >> (16 * n)
+        }
+    };
+    let c = square.map(bytemuck::must_cast::<[T; 4], u64>);
+    // Pairs of 16-bit lanes, then pairs of 32-bit halves.
+    let t0 = (c[0] & m02) | up(c[1] & m02, 1);
+    let t1 = down(c[0] & m13, 1) | (c[1] & m13);
+    let t2 = (c[2] & m02) | up(c[3] & m02, 1);
+    let t3 = down(c[2] & m13, 1) | (c[3] & m13);
+    let rows = [
+        (t0 & m01) | up(t2 & m01, 2),
+        (t1 & m01) | up(t3 & m01, 2),
+        down(t0 & m23, 2) | (t2 & m23),
+        down(t1 & m23, 2) | (t3 & m23),
+    ];
+    let bytes = 0x00ff_00ff_00ff_00ffu64;
+    rows.map(|r| {
+        let r = if swap {
+            ((r & bytes) << 8) | ((r >> 8) & bytes)
+        } else {
+            r
+        };
+        bytemuck::must_cast::<u64, [T; 4]>(r)
+    })
+}
+
 element!(u8 => u8, UInt8);
 element!(i8 => u8, Int8);
-element!(u16 => u16, UInt16);
-element!(i16 => u16, Int16);
-element!(f16 => u16, Float16);
-element!(bf16 => u16, BFloat16);
+element!(u16 => u16, UInt16, words16);
+element!(i16 => u16, Int16, words16);
+element!(f16 => u16, Float16, words16);
+element!(bf16 => u16, BFloat16, words16);
 element!(u32 => u32, UInt32);
 element!(i32 => u32, Int32);
 element!(f32 => u32, Float32);

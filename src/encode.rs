@@ -220,11 +220,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
         let tile = &mut self.scratch[..b.rows * b.cols];
         // Converted while gathered, so the rows are plain copies.
-        if A::is_verbatim(self.endian) {
-            layout::gather(memory, &b, tile, |x| x);
-        } else {
-            layout::gather(memory, &b, tile, A::swapped);
-        }
+        A::gather(memory, &b, tile, self.endian);
         for (r, row) in tile.chunks_exact(b.cols).enumerate() {
             let at = (b.out + r * b.out_row) * A::SIZE;
             A::write(row, Endian::NATIVE, &mut self.out[at..at + n]);

@@ -199,7 +199,7 @@ pub(crate) fn scratch_len<A>() -> usize {
 /// `start + r * row_step + c * col_step` and at stream position `out + r * out_row + c`.
 /// Unless `col_step == 1`, `rows * cols` fits the scratch buffer.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Block {
+pub struct Block {
     pub start: usize,
     pub rows: usize,
     pub row_step: isize,
@@ -231,12 +231,9 @@ pub(crate) trait Visitor<V: View> {
     fn scratch_len(&self) -> usize;
 }
 
-/// Side of the squares a tile is transposed in.
-const K: usize = 8;
-
 /// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
 /// along memory.
-fn squares(block: &Block) -> (usize, usize) {
+fn squares<const K: usize>(block: &Block) -> (usize, usize) {
     if block.row_step == 1 && block.rows > 1 {
         (block.rows / K * K, block.cols / K * K)
     } else {
@@ -244,13 +241,23 @@ fn squares(block: &Block) -> (usize, usize) {
     }
 }
 
+/// A K × K square transposed and converted element by element: `square[j][i]` becomes
+/// `result[i][j]`. The compiler keeps it in registers.
+pub(crate) fn transpose<A: Copy, const K: usize>(
+    square: [[A; K]; K],
+    convert: impl Fn(A) -> A,
+) -> [[A; K]; K] {
+    std::array::from_fn(|i| std::array::from_fn(|j| convert(square[j][i])))
+}
+
 /// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
-/// `convert`.
-pub(crate) fn gather<A: Copy>(
+/// `convert`; whole K × K squares go through `square`, which transposes and converts them.
+pub(crate) fn gather<A: Copy, const K: usize>(
     memory: &[A],
     block: &Block,
     scratch: &mut [A],
     convert: impl Fn(A) -> A,
+    square: impl Fn([[A; K]; K]) -> [[A; K]; K],
 ) {
     let cols = block.cols;
     let scratch = &mut scratch[..block.rows * cols];
@@ -258,21 +265,17 @@ pub(crate) fn gather<A: Copy>(
         let lane = Lane::new(block.start, block.col_step, cols);
         return lane.pair(memory, scratch.iter_mut(), |s, m| *s = convert(*m));
     }
-    // K × K squares, each read as K runs down memory and written as K runs along a row: a
-    // fixed-size transpose held in registers.
-    let (rows_k, cols_k) = squares(block);
+    // Squares read as K runs down memory and written as K runs along stream rows.
+    let (rows_k, cols_k) = squares::<K>(block);
     for c0 in (0..cols_k).step_by(K) {
         for r0 in (0..rows_k).step_by(K) {
-            let square: [[A; K]; K] = std::array::from_fn(|j| {
+            let runs: [[A; K]; K] = std::array::from_fn(|j| {
                 let run = &memory[block.at(r0, c0 + j)..][..K];
-                std::array::from_fn(|i| convert(run[i]))
+                std::array::from_fn(|i| run[i])
             });
-            for (i, row) in scratch[r0 * cols + c0..]
-                .chunks_mut(cols)
-                .take(K)
-                .enumerate()
-            {
-                row[..K].copy_from_slice(&std::array::from_fn::<A, K, _>(|j| square[j][i]));
+            let rows = square(runs);
+            for (row, dst) in rows.iter().zip(scratch[r0 * cols + c0..].chunks_mut(cols)) {
+                dst[..K].copy_from_slice(row);
             }
         }
     }
@@ -288,12 +291,13 @@ pub(crate) fn gather<A: Copy>(
 }
 
 /// Copy `scratch`, in stream order, into the elements of `block` in `memory`, each through
-/// `convert`.
-pub(crate) fn scatter<A: Copy>(
+/// `convert`; whole K × K squares go through `square`.
+pub(crate) fn scatter<A: Copy, const K: usize>(
     scratch: &[A],
     block: &Block,
     memory: &mut [A],
     convert: impl Fn(A) -> A,
+    square: impl Fn([[A; K]; K]) -> [[A; K]; K],
 ) {
     let cols = block.cols;
     let scratch = &scratch[..block.rows * cols];
@@ -301,16 +305,15 @@ pub(crate) fn scatter<A: Copy>(
         let lane = Lane::new(block.start, block.col_step, cols);
         return lane.pair_mut(memory, scratch.iter(), |m, s| *m = convert(*s));
     }
-    let (rows_k, cols_k) = squares(block);
+    let (rows_k, cols_k) = squares::<K>(block);
     for c0 in (0..cols_k).step_by(K) {
         for r0 in (0..rows_k).step_by(K) {
-            let square: [[A; K]; K] = std::array::from_fn(|i| {
+            let rows: [[A; K]; K] = std::array::from_fn(|i| {
                 let run = &scratch[(r0 + i) * cols + c0..][..K];
-                std::array::from_fn(|j| convert(run[j]))
+                std::array::from_fn(|j| run[j])
             });
-            for j in 0..K {
-                let run = &mut memory[block.at(r0, c0 + j)..][..K];
-                run.copy_from_slice(&std::array::from_fn::<A, K, _>(|i| square[i][j]));
+            for (j, run) in square(rows).iter().enumerate() {
+                memory[block.at(r0, c0 + j)..][..K].copy_from_slice(run);
             }
         }
     }
