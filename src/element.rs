@@ -38,6 +38,10 @@ pub(crate) mod sealed {
     use crate::layout::{self, Block};
     use crate::Endian;
 
+    /// Elements of this size are transposed in 4 × 4 squares, others in 8 × 8: measured
+    /// fastest for each (a square of 8-byte elements in 8 × 8 spills out of the registers).
+    const SQUARE_4: usize = 8;
+
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
     pub trait Convert: Sized {
         /// Whether the encoded bytes equal the memory bytes in this byte order.
@@ -57,17 +61,15 @@ pub(crate) mod sealed {
         where
             Self: Copy,
         {
-            match Self::is_verbatim(endian) {
-                true => layout::gather::<_, 8>(
-                    memory,
-                    block,
-                    scratch,
-                    |x| x,
-                    |s| layout::transpose(s, |x| x),
-                ),
-                false => layout::gather::<_, 8>(memory, block, scratch, Self::swapped, |s| {
-                    layout::transpose(s, Self::swapped)
-                }),
+            let swap = !Self::is_verbatim(endian);
+            let convert = move |x: Self| if swap { x.swapped() } else { x };
+            let square = |s| layout::transpose(s, convert);
+            if std::mem::size_of::<Self>() == SQUARE_4 {
+                layout::gather::<_, 4>(memory, block, scratch, convert, square)
+            } else {
+                layout::gather::<_, 8>(memory, block, scratch, convert, |s| {
+                    layout::transpose(s, convert)
+                })
             }
         }
         /// Scatter `scratch`, in stream order and `endian`, into `block` of `memory`.
@@ -75,17 +77,15 @@ pub(crate) mod sealed {
         where
             Self: Copy,
         {
-            match Self::is_verbatim(endian) {
-                true => layout::scatter::<_, 8>(
-                    scratch,
-                    block,
-                    memory,
-                    |x| x,
-                    |s| layout::transpose(s, |x| x),
-                ),
-                false => layout::scatter::<_, 8>(scratch, block, memory, Self::swapped, |s| {
-                    layout::transpose(s, Self::swapped)
-                }),
+            let swap = !Self::is_verbatim(endian);
+            let convert = move |x: Self| if swap { x.swapped() } else { x };
+            let square = |s| layout::transpose(s, convert);
+            if std::mem::size_of::<Self>() == SQUARE_4 {
+                layout::scatter::<_, 4>(scratch, block, memory, convert, square)
+            } else {
+                layout::scatter::<_, 8>(scratch, block, memory, convert, |s| {
+                    layout::transpose(s, convert)
+                })
             }
         }
         /// The offset and value of the first byte that is no valid encoding, if any.
