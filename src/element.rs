@@ -167,10 +167,22 @@ macro_rules! element {
     };
 }
 
-/// Tiles of 2-byte elements go through [`transpose16`]: four words per square, not sixteen
-/// element moves.
-macro_rules! words16 {
+/// Tiles of 1- and 2-byte elements go through [`swar`]: one 64-bit word per run of a
+/// square, not one move per element.
+macro_rules! words4 {
     () => {
+        words!(4);
+    };
+}
+
+macro_rules! words8 {
+    () => {
+        words!(8);
+    };
+}
+
+macro_rules! words {
+    ($lanes:literal) => {
         fn gather(
             memory: &[Self],
             block: &crate::layout::Block,
@@ -179,7 +191,8 @@ macro_rules! words16 {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            crate::layout::gather::<_, 4>(memory, block, scratch, convert, |s| transpose16(s, swap))
+            let square = |s| transposed::<Self, $lanes>(s, swap);
+            crate::layout::gather::<_, $lanes>(memory, block, scratch, convert, square)
         }
         fn scatter(
             scratch: &[Self],
@@ -189,65 +202,81 @@ macro_rules! words16 {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            crate::layout::scatter::<_, 4>(scratch, block, memory, convert, |s| {
-                transpose16(s, swap)
-            })
+            let square = |s| transposed::<Self, $lanes>(s, swap);
+            crate::layout::scatter::<_, $lanes>(scratch, block, memory, convert, square)
         }
     };
 }
 
-/// A 4 × 4 square of 2-byte elements transposed in four 64-bit words with masks and shifts
-/// (`square[j][i]` becomes `result[i][j]`), each element's bytes swapped when `swap`.
+/// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
+/// transposed: `square[j][i]` becomes `result[i][j]`; with `swap`, the bytes of each
+/// 2-byte element are reversed too.
+#[inline(always)]
+fn transposed<T: Pod, const LANES: usize>(
+    square: [[T; LANES]; LANES],
+    swap: bool,
+) -> [[T; LANES]; LANES] {
+    let words = swar(square.map(bytemuck::must_cast::<[T; LANES], u64>));
+    let bytes = 0x00ff_00ff_00ff_00ffu64;
+    words.map(|w| {
+        let w = if swap {
+            ((w & bytes) << 8) | ((w >> 8) & bytes)
+        } else {
+            w
+        };
+        bytemuck::must_cast::<u64, [T; LANES]>(w)
+    })
+}
+
+/// Transpose `LANES` words of `LANES` lanes each: lane `i` of word `j` goes to lane `j` of
+/// word `i`. Blocks of 1, 2, 4 … lanes swap places between word pairs through masks and
+/// shifts.
 ///
-/// Lanes are numbered by position in memory, so "up" is a left shift on a little-endian
-/// machine and a right shift on a big-endian one.
-fn transpose16<T: Pod>(square: [[T; 4]; 4], swap: bool) -> [[T; 4]; 4] {
-    let lanes = |l: [u16; 4]| bytemuck::must_cast::<[u16; 4], u64>(l);
-    let (m02, m13) = (lanes([!0, 0, !0, 0]), lanes([0, !0, 0, !0]));
-    let (m01, m23) = (lanes([!0, !0, 0, 0]), lanes([0, 0, !0, !0]));
+/// Lanes are numbered by position in memory, so moving a lane up is a left shift on a
+/// little-endian machine and a right shift on a big-endian one.
+#[inline(always)]
+fn swar<const LANES: usize>(mut words: [u64; LANES]) -> [u64; LANES] {
+    let lane_bits = 64 / LANES as u32;
     let up = |x: u64, n: u32| {
         if cfg!(target_endian = "big") {
-            x >> (16 * n)
+            x >> n
         } else {
-            x << (16 * n)
+            x << n
         }
     };
     let down = |x: u64, n: u32| {
         if cfg!(target_endian = "big") {
-            x << (16 * n)
+            x << n
         } else {
-            x >> (16 * n)
+            x >> n
         }
     };
-    let c = square.map(bytemuck::must_cast::<[T; 4], u64>);
-    // Pairs of 16-bit lanes, then pairs of 32-bit halves.
-    let t0 = (c[0] & m02) | up(c[1] & m02, 1);
-    let t1 = down(c[0] & m13, 1) | (c[1] & m13);
-    let t2 = (c[2] & m02) | up(c[3] & m02, 1);
-    let t3 = down(c[2] & m13, 1) | (c[3] & m13);
-    let rows = [
-        (t0 & m01) | up(t2 & m01, 2),
-        (t1 & m01) | up(t3 & m01, 2),
-        down(t0 & m23, 2) | (t2 & m23),
-        down(t1 & m23, 2) | (t3 & m23),
-    ];
-    let bytes = 0x00ff_00ff_00ff_00ffu64;
-    rows.map(|r| {
-        let r = if swap {
-            ((r & bytes) << 8) | ((r >> 8) & bytes)
-        } else {
-            r
-        };
-        bytemuck::must_cast::<u64, [T; 4]>(r)
-    })
+    let mut block = 1;
+    while block < LANES {
+        // Lanes whose index has the `block` bit clear, as a mask in memory order.
+        let mut bytes = [0u8; 8];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let lane = i * LANES / 8;
+            *b = if lane & block == 0 { 0xff } else { 0 };
+        }
+        let keep = u64::from_ne_bytes(bytes);
+        let shift = block as u32 * lane_bits;
+        for i in (0..LANES).filter(|i| i & block == 0) {
+            let (lo, hi) = (words[i], words[i + block]);
+            words[i] = (lo & keep) | up(hi & keep, shift);
+            words[i + block] = down(lo & !keep, shift) | (hi & !keep);
+        }
+        block *= 2;
+    }
+    words
 }
 
-element!(u8 => u8, UInt8);
-element!(i8 => u8, Int8);
-element!(u16 => u16, UInt16, words16);
-element!(i16 => u16, Int16, words16);
-element!(f16 => u16, Float16, words16);
-element!(bf16 => u16, BFloat16, words16);
+element!(u8 => u8, UInt8, words8);
+element!(i8 => u8, Int8, words8);
+element!(u16 => u16, UInt16, words4);
+element!(i16 => u16, Int16, words4);
+element!(f16 => u16, Float16, words4);
+element!(bf16 => u16, BFloat16, words4);
 element!(u32 => u32, UInt32);
 element!(i32 => u32, Int32);
 element!(f32 => u32, Float32);

@@ -13,7 +13,8 @@ use crate::Error;
 
 /// Bytes of the scratch buffer that non-contiguous blocks pass through.
 pub(crate) const SCRATCH_BYTES: usize = 32 * 1024;
-/// Columns of a tile: one stream row segment of a transposed traversal.
+/// Columns of a tile at least: one stream row segment of a transposed traversal. Small
+/// elements get more, so that each row segment is at least 256 bytes.
 const TILE_COLS: usize = 64;
 /// Axes the traversal plans on the stack; arrays with more are split first.
 const MAX_AXES: usize = 32;
@@ -511,7 +512,7 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
         return odometer(outer, base, |m, o| f(block(m, rows, last, o)));
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
-    let cols = TILE_COLS.min(capacity);
+    let cols = (capacity / 128).max(TILE_COLS).min(capacity);
     let tile_rows = (capacity / cols).max(1);
     let p = (1..n).min_by_key(|&k| axes[k].1.unsigned_abs());
     match p {
