@@ -96,6 +96,11 @@ pub enum Error {
         /// The array's shape.
         actual: Vec<usize>,
     },
+    /// A region whose list of byte ranges would not fit in memory.
+    TooManyRanges {
+        /// Ranges the region needs.
+        count: usize,
+    },
     /// A data type name that is not a Zarr data type this crate knows.
     UnknownDataType {
         /// The name as given.
@@ -168,6 +173,9 @@ impl fmt::Display for Error {
             }
             Error::RegionShapeMismatch { expected, actual } => {
                 write!(f, "array shape {actual:?} is not the region's shape {expected:?}")
+            }
+            Error::TooManyRanges { count } => {
+                write!(f, "region needs {count} byte ranges, more than memory can hold")
             }
             Error::UnknownDataType { name } => write!(f, "unknown data type {name:?}"),
             Error::InvalidRawBits { name } => write!(

@@ -74,6 +74,7 @@
 //! | [`RankMismatch`](Error::RankMismatch) | rank mismatch: the chunk has 2 axes, got 1 | one range per axis |
 //! | [`RegionOutOfBounds`](Error::RegionOutOfBounds) | region out of bounds: axis 1 ends at 6, past its length 5 | clamp the range to the chunk |
 //! | [`ReversedRange`](Error::ReversedRange) | reversed region range on axis 0: start 3 is after end 1 | fix the range |
+//! | [`TooManyRanges`](Error::TooManyRanges) | region needs 1099511627774 byte ranges, more than memory can hold | read the region in parts; the shape may be hostile |
 //! | [`RegionShapeMismatch`](Error::RegionShapeMismatch) | array shape [1, 2] is not the region's shape [1, 1] | pass an array of the region's shape |
 //!
 //! Codec JSON that does not parse is a `serde_json::Error` naming the key or value (an

@@ -35,6 +35,18 @@ fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
     Ok(())
 }
 
+/// How many runs [`runs`] visits: one per index of the axes before the innermost partial
+/// one. Fits `usize`, since the checked chunk holds that many elements.
+fn run_count(shape: &[usize], region: &[Range<usize>]) -> usize {
+    if region.iter().any(|r| r.is_empty()) {
+        return 0;
+    }
+    match (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k])) {
+        Some(partial) => region[..partial].iter().map(|r| r.len()).product(),
+        None => 1,
+    }
+}
+
 /// Every maximal run of the region, in C order: `f(index, offset, len)` where `index` is the
 /// run's position along the axes before the innermost partial one (relative to the region),
 /// and `offset` and `len` count elements of the chunk.
@@ -93,7 +105,8 @@ fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], us
 ///
 /// [`Error::RankMismatch`], [`Error::ReversedRange`] and [`Error::RegionOutOfBounds`] for a
 /// region that does not fit the shape, [`Error::ShapeOverflow`] for a chunk larger than
-/// `isize::MAX` bytes.
+/// `isize::MAX` bytes, and [`Error::TooManyRanges`] when the list of ranges would not fit in
+/// memory (a hostile shape can ask for trillions).
 ///
 /// # Examples
 ///
@@ -124,7 +137,12 @@ pub fn region_byte_ranges(
 ) -> Result<Vec<Range<usize>>, Error> {
     check(shape, region)?;
     crate::layout::checked_len(shape, element_size)?;
+    // The ranges are allocated up front, and a claim no memory can hold is an error.
+    let count = run_count(shape, region);
     let mut ranges = Vec::new();
+    ranges
+        .try_reserve_exact(count)
+        .map_err(|_| Error::TooManyRanges { count })?;
     if element_size > 0 {
         runs(shape, region, |_, offset, len| {
             ranges.push(offset * element_size..(offset + len) * element_size)

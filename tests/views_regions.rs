@@ -292,6 +292,12 @@ fn region_errors() {
         e.to_string().contains("start 3") && e.to_string().contains("end 1"),
         "{e}"
     );
+    // Found by fuzzing: a chunk of 2^40 rows asks for 2^40 ranges, 16 TiB of them.
+    let e = region_byte_ranges(&[1 << 40, 10], &[2..1 << 40, 9..10], 3).unwrap_err();
+    assert!(
+        matches!(e, Error::TooManyRanges { count } if count == (1 << 40) - 2),
+        "{e:?}"
+    );
     let e = region_byte_ranges(&[usize::MAX, 3], &[0..1, 0..1], 1).unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { .. }));
     let e = decode_region::<u16>(&[0; 7], &[2, 2], &[0..1, 0..1], Endian::Big).unwrap_err();
