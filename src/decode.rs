@@ -337,10 +337,14 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         }
         self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
         let tile = &mut self.scratch[..b.rows * b.cols];
-        // Rows that are plain copies, converted while scattered.
+        let endian = if A::TRANSPOSE_CONVERTS {
+            Endian::NATIVE
+        } else {
+            self.endian
+        };
         for (r, row) in tile.chunks_exact_mut(b.cols).enumerate() {
             let at = (b.out + r * b.out_row) * A::SIZE;
-            A::read(&self.bytes[at..at + n], Endian::NATIVE, row);
+            A::read(&self.bytes[at..at + n], endian, row);
         }
         A::scatter(tile, &b, memory, self.endian);
     }

@@ -38,10 +38,6 @@ pub(crate) mod sealed {
     use crate::layout::{self, Block};
     use crate::Endian;
 
-    /// Elements of this size are transposed in 4 × 4 squares, others in 8 × 8: measured
-    /// fastest for each (a square of 8-byte elements in 8 × 8 spills out of the registers).
-    const SQUARE_4: usize = 8;
-
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
     pub trait Convert: Sized {
         /// Whether the encoded bytes equal the memory bytes in this byte order.
@@ -56,37 +52,28 @@ pub(crate) mod sealed {
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves.
         fn swapped(self) -> Self;
-        /// Gather `block` from `memory` into `scratch` in stream order, converted to `endian`.
-        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian)
+        /// Whether [`gather`](Convert::gather) and [`scatter`](Convert::scatter) convert
+        /// the byte order themselves; otherwise the rows of a tile are converted in bulk.
+        const TRANSPOSE_CONVERTS: bool = false;
+        /// Gather `block` from `memory` into `scratch` in stream order, converted to
+        /// `endian` if [`TRANSPOSE_CONVERTS`](Convert::TRANSPOSE_CONVERTS).
+        ///
+        /// By default elements move one by one down each column of the tile: measured
+        /// (`perf_table`) faster than squares, whose registers spill for 8- and 16-byte
+        /// elements.
+        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], _endian: Endian)
         where
             Self: Copy,
         {
-            let swap = !Self::is_verbatim(endian);
-            let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| layout::transpose(s, convert);
-            if std::mem::size_of::<Self>() == SQUARE_4 {
-                layout::gather::<_, 4>(memory, block, scratch, convert, square)
-            } else {
-                layout::gather::<_, 8>(memory, block, scratch, convert, |s| {
-                    layout::transpose(s, convert)
-                })
-            }
+            layout::gather::<_, 1>(memory, block, scratch, |x| x, |s| s);
         }
-        /// Scatter `scratch`, in stream order and `endian`, into `block` of `memory`.
-        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian)
+        /// Scatter `scratch`, in stream order, into `block` of `memory`, converted from
+        /// `endian` if [`TRANSPOSE_CONVERTS`](Convert::TRANSPOSE_CONVERTS).
+        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _endian: Endian)
         where
             Self: Copy,
         {
-            let swap = !Self::is_verbatim(endian);
-            let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| layout::transpose(s, convert);
-            if std::mem::size_of::<Self>() == SQUARE_4 {
-                layout::scatter::<_, 4>(scratch, block, memory, convert, square)
-            } else {
-                layout::scatter::<_, 8>(scratch, block, memory, convert, |s| {
-                    layout::transpose(s, convert)
-                })
-            }
+            layout::scatter::<_, 1>(scratch, block, memory, |x| x, |s| s);
         }
         /// The offset and value of the first byte that is no valid encoding, if any.
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
@@ -183,6 +170,7 @@ macro_rules! words8 {
 
 macro_rules! words {
     ($lanes:literal) => {
+        const TRANSPOSE_CONVERTS: bool = true;
         fn gather(
             memory: &[Self],
             block: &crate::layout::Block,

@@ -221,9 +221,14 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         let tile = &mut self.scratch[..b.rows * b.cols];
         // Converted while gathered, so the rows are plain copies.
         A::gather(memory, &b, tile, self.endian);
+        let endian = if A::TRANSPOSE_CONVERTS {
+            Endian::NATIVE
+        } else {
+            self.endian
+        };
         for (r, row) in tile.chunks_exact(b.cols).enumerate() {
             let at = (b.out + r * b.out_row) * A::SIZE;
-            A::write(row, Endian::NATIVE, &mut self.out[at..at + n]);
+            A::write(row, endian, &mut self.out[at..at + n]);
         }
     }
 

@@ -13,8 +13,7 @@ use crate::Error;
 
 /// Bytes of the scratch buffer that non-contiguous blocks pass through.
 pub(crate) const SCRATCH_BYTES: usize = 32 * 1024;
-/// Columns of a tile at least: one stream row segment of a transposed traversal. Small
-/// elements get more, so that each row segment is at least 256 bytes.
+/// Columns of a tile: one stream row segment of a transposed traversal.
 const TILE_COLS: usize = 64;
 /// Axes the traversal plans on the stack; arrays with more are split first.
 const MAX_AXES: usize = 32;
@@ -233,22 +232,13 @@ pub(crate) trait Visitor<V: View> {
 }
 
 /// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
-/// along memory.
+/// along memory, and none for K = 1, which moves every element on its own.
 fn squares<const K: usize>(block: &Block) -> (usize, usize) {
-    if block.row_step == 1 && block.rows > 1 {
+    if K > 1 && block.row_step == 1 && block.rows > 1 {
         (block.rows / K * K, block.cols / K * K)
     } else {
         (0, 0)
     }
-}
-
-/// A K × K square transposed and converted element by element: `square[j][i]` becomes
-/// `result[i][j]`. The compiler keeps it in registers.
-pub(crate) fn transpose<A: Copy, const K: usize>(
-    square: [[A; K]; K],
-    convert: impl Fn(A) -> A,
-) -> [[A; K]; K] {
-    std::array::from_fn(|i| std::array::from_fn(|j| convert(square[j][i])))
 }
 
 /// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
@@ -512,7 +502,7 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
         return odometer(outer, base, |m, o| f(block(m, rows, last, o)));
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
-    let cols = (capacity / 128).max(TILE_COLS).min(capacity);
+    let cols = TILE_COLS.min(capacity);
     let tile_rows = (capacity / cols).max(1);
     let p = (1..n).min_by_key(|&k| axes[k].1.unsigned_abs());
     match p {
