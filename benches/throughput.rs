@@ -26,6 +26,10 @@ use std::hint::black_box;
 use std::io;
 use std::time::Duration;
 
+mod shapes;
+
+use shapes::{shape2, shape3};
+
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use ndarray::{Array2, Array3, ShapeBuilder};
 use num_complex::Complex;
@@ -33,21 +37,6 @@ use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
-
-/// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
-fn shape2(n: usize) -> (usize, usize) {
-    let mut cols = 1;
-    while cols * cols * 4 <= n && n % (cols * 2) == 0 {
-        cols *= 2;
-    }
-    (n / cols, cols)
-}
-
-fn shape3(n: usize) -> (usize, usize, usize) {
-    let d0 = if n % 4 == 0 { 4 } else { 1 };
-    let (d1, d2) = shape2(n / d0);
-    (d0, d1, d2)
-}
 
 fn size_name(bytes: usize) -> String {
     if bytes >= MIB {

@@ -29,6 +29,11 @@ use std::io;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+#[path = "../benches/shapes/mod.rs"]
+mod shapes;
+
+use shapes::{shape2, shape3};
+
 use ndarray::{Array2, Array3, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
@@ -103,21 +108,6 @@ struct Row {
     gbps: f64,
     ratio: f64,
     baseline: &'static str,
-}
-
-/// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
-fn shape2(n: usize) -> (usize, usize) {
-    let mut cols = 1;
-    while cols * cols * 4 <= n && n % (cols * 2) == 0 {
-        cols *= 2;
-    }
-    (n / cols, cols)
-}
-
-fn shape3(n: usize) -> (usize, usize, usize) {
-    let d0 = if n % 4 == 0 { 4 } else { 1 };
-    let (d1, d2) = shape2(n / d0);
-    (d0, d1, d2)
 }
 
 fn endian_index(endian: Endian) -> usize {
