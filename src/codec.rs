@@ -78,10 +78,7 @@ impl BytesCodec {
         D: Dimension,
     {
         self.validate(&A::DATA_TYPE)?;
-        let len = crate::layout::checked_len(array.shape(), A::SIZE)?;
-        let mut out = vec![0u8; len * A::SIZE];
-        crate::BytesEncode::encode_zarr_bytes_into(array, self.order(), &mut out)?;
-        Ok(out)
+        crate::encode::encode_vec(array.view().into_dyn(), self.order())
     }
 
     /// Decode a typed array after validating this codec for its data type.

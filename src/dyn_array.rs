@@ -78,8 +78,8 @@ macro_rules! dyn_array {
             /// Encode, whatever the variant.
             pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
                 match self {
-                    $(DynArray::$variant(a) => checked_encode(a, endian),)*
-                    DynArray::RawBits(a) => checked_encode(a, endian),
+                    $(DynArray::$variant(a) => crate::encode::encode_vec(a.view(), endian),)*
+                    DynArray::RawBits(a) => crate::encode::encode_vec(a.view(), endian),
                 }
             }
         }
@@ -160,11 +160,4 @@ fn typed<A: Element>(bytes: &[u8], shape: &[usize], endian: Endian) -> Result<Ar
     // Elements first: the shape is copied into an IxDyn only once the bytes are good.
     let elements = crate::decode::decode_vec::<A>(bytes, shape, endian)?;
     crate::decode::into_array(IxDyn(shape), elements)
-}
-
-fn checked_encode<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
-    let len = crate::layout::checked_len(a.shape(), A::SIZE)?;
-    let mut out = vec![0u8; len * A::SIZE];
-    a.encode_zarr_bytes_into(endian, &mut out)?;
-    Ok(out)
 }

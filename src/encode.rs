@@ -93,11 +93,7 @@ where
     D: Dimension,
 {
     fn to_zarr_bytes(&self, endian: Endian) -> Vec<u8> {
-        let len = layout::checked_len(self.shape(), A::SIZE)
-            .expect("encoded size exceeds isize::MAX bytes");
-        let mut out = vec![0u8; len * A::SIZE];
-        encode(self.view().into_dyn(), endian, &mut out);
-        out
+        encode_vec(self.view().into_dyn(), endian).expect("encoded size exceeds isize::MAX bytes")
     }
 
     fn encode_zarr_bytes_into(&self, endian: Endian, out: &mut [u8]) -> Result<(), Error> {
@@ -146,6 +142,17 @@ where
         }
         result
     }
+}
+
+/// Encode `view` into a new `Vec`, its only allocation.
+pub(crate) fn encode_vec<A: Element>(
+    view: ArrayView<'_, A, IxDyn>,
+    endian: Endian,
+) -> Result<Vec<u8>, Error> {
+    let len = layout::checked_len(view.shape(), A::SIZE)?;
+    let mut out = vec![0u8; len * A::SIZE];
+    encode(view, endian, &mut out);
+    Ok(out)
 }
 
 /// Encode `view` into `out`, whose length is already checked.
