@@ -256,64 +256,44 @@ impl Sample for bool {
 }
 
 /// A float fill value: a number, "NaN", "Infinity", "-Infinity" or "0x" and the bits in hex.
-fn float_fill(value: &Value, from_bits: impl Fn(u64) -> f64) -> Option<f64> {
+fn float_fill<T>(
+    value: &Value,
+    from_bits: impl Fn(u64) -> Option<T>,
+    from_f64: impl Fn(f64) -> T,
+) -> Option<T> {
     match value {
-        Value::Number(n) => n.as_f64(),
+        Value::Number(n) => n.as_f64().map(from_f64),
         Value::String(s) => match s.as_str() {
-            "NaN" => Some(f64::NAN),
-            "Infinity" => Some(f64::INFINITY),
-            "-Infinity" => Some(f64::NEG_INFINITY),
+            "NaN" => Some(from_f64(f64::NAN)),
+            "Infinity" => Some(from_f64(f64::INFINITY)),
+            "-Infinity" => Some(from_f64(f64::NEG_INFINITY)),
             hex => u64::from_str_radix(hex.strip_prefix("0x")?, 16)
                 .ok()
-                .map(from_bits),
+                .and_then(from_bits),
         },
         _ => None,
     }
 }
 
-impl Sample for f16 {
-    fn fill(value: &Value) -> Option<Self> {
-        match value.as_str().and_then(|s| s.strip_prefix("0x")) {
-            Some(hex) => u16::from_str_radix(hex, 16).ok().map(f16::from_bits),
-            None => float_fill(value, |b| b as f64).map(f16::from_f64),
+/// Floats of every width: the fill value through [`float_fill`], summarised as `f64`.
+macro_rules! sample_float {
+    ($($t:ty => $bits:ty, $from_f64:expr, $to_f64:expr;)*) => {$(
+        impl Sample for $t {
+            fn fill(value: &Value) -> Option<Self> {
+                float_fill(value, |b| <$bits>::try_from(b).ok().map(<$t>::from_bits), $from_f64)
+            }
+            fn real(&self) -> Option<f64> {
+                Some($to_f64(*self))
+            }
         }
-    }
-    fn real(&self) -> Option<f64> {
-        Some(self.to_f64())
-    }
+    )*};
 }
 
-impl Sample for bf16 {
-    fn fill(value: &Value) -> Option<Self> {
-        match value.as_str().and_then(|s| s.strip_prefix("0x")) {
-            Some(hex) => u16::from_str_radix(hex, 16).ok().map(bf16::from_bits),
-            None => float_fill(value, |b| b as f64).map(bf16::from_f64),
-        }
-    }
-    fn real(&self) -> Option<f64> {
-        Some(self.to_f64())
-    }
-}
-
-impl Sample for f32 {
-    fn fill(value: &Value) -> Option<Self> {
-        match value.as_str().and_then(|s| s.strip_prefix("0x")) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok().map(f32::from_bits),
-            None => float_fill(value, |b| b as f64).map(|v| v as f32),
-        }
-    }
-    fn real(&self) -> Option<f64> {
-        Some(*self as f64)
-    }
-}
-
-impl Sample for f64 {
-    fn fill(value: &Value) -> Option<Self> {
-        float_fill(value, f64::from_bits)
-    }
-    fn real(&self) -> Option<f64> {
-        Some(*self)
-    }
+sample_float! {
+    f16 => u16, f16::from_f64, f16::to_f64;
+    bf16 => u16, bf16::from_f64, bf16::to_f64;
+    f32 => u32, |v| v as f32, f64::from;
+    f64 => u64, |v| v, |v| v;
 }
 
 impl Sample for Complex<f32> {
