@@ -337,14 +337,11 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         }
         self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
         let tile = &mut self.scratch[..b.rows * b.cols];
-        let endian = if A::TRANSPOSE_CONVERTS {
-            Endian::NATIVE
-        } else {
-            self.endian
-        };
+        // Plain copies: the scatter converts.
         for (r, row) in tile.chunks_exact_mut(b.cols).enumerate() {
-            let at = (b.out + r * b.out_row) * A::SIZE;
-            A::read(&self.bytes[at..at + n], endian, row);
+            let at = b.stream_row(r) * A::SIZE;
+            layout::prefetch(self.bytes, b.stream_row(r + b.rows) * A::SIZE, n, false);
+            A::read(&self.bytes[at..at + n], Endian::NATIVE, row);
         }
         A::scatter(tile, &b, memory, self.endian);
     }

@@ -50,30 +50,37 @@ pub(crate) mod sealed {
         /// holds whole, valid encodings in the native byte order.
         fn cast(bytes: &[u8]) -> Option<&[Self]>;
         /// This element with each component's bytes reversed: the conversion between the
-        /// native and the other byte order, for element-wise moves.
+        /// native and the other byte order, for element-wise moves. Implementations are
+        /// `#[inline(always)]`: a call per element costs more than the move.
         fn swapped(self) -> Self;
-        /// Whether [`gather`](Convert::gather) and [`scatter`](Convert::scatter) convert
-        /// the byte order themselves; otherwise the rows of a tile are converted in bulk.
-        const TRANSPOSE_CONVERTS: bool = false;
         /// Gather `block` from `memory` into `scratch` in stream order, converted to
-        /// `endian` if [`TRANSPOSE_CONVERTS`](Convert::TRANSPOSE_CONVERTS).
+        /// `endian`.
         ///
-        /// By default elements move one by one down each column of the tile: measured
-        /// (`perf_table`) faster than squares, whose registers spill for 8- and 16-byte
-        /// elements.
-        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], _endian: Endian)
+        /// By default elements move one by one down each column of the tile, each
+        /// converted on the way: measured (`perf_table`) faster than squares, whose
+        /// registers spill for 8- and 16-byte elements, and than converting the rows of
+        /// the tile afterwards in bulk.
+        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian)
         where
             Self: Copy,
         {
-            layout::gather::<_, 1>(memory, block, scratch, |x| x, |s| s);
+            if Self::is_verbatim(endian) {
+                layout::gather::<_, 1>(memory, block, scratch, |x| x, |s| s);
+            } else {
+                layout::gather::<_, 1>(memory, block, scratch, Self::swapped, |s| s);
+            }
         }
         /// Scatter `scratch`, in stream order, into `block` of `memory`, converted from
-        /// `endian` if [`TRANSPOSE_CONVERTS`](Convert::TRANSPOSE_CONVERTS).
-        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _endian: Endian)
+        /// `endian`.
+        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian)
         where
             Self: Copy,
         {
-            layout::scatter::<_, 1>(scratch, block, memory, |x| x, |s| s);
+            if Self::is_verbatim(endian) {
+                layout::scatter::<_, 1>(scratch, block, memory, |x| x, |s| s);
+            } else {
+                layout::scatter::<_, 1>(scratch, block, memory, Self::swapped, |s| s);
+            }
         }
         /// The offset and value of the first byte that is no valid encoding, if any.
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
@@ -144,6 +151,7 @@ macro_rules! element {
             fn cast(bytes: &[u8]) -> Option<&[Self]> {
                 bytemuck::try_cast_slice(bytes).ok()
             }
+            #[inline(always)]
             fn swapped(self) -> Self {
                 const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
                 let words: [$w; WORDS] = bytemuck::cast(self);
@@ -170,7 +178,6 @@ macro_rules! words8 {
 
 macro_rules! words {
     ($lanes:literal) => {
-        const TRANSPOSE_CONVERTS: bool = true;
         fn gather(
             memory: &[Self],
             block: &crate::layout::Block,
@@ -296,6 +303,7 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::try_cast_slice(bytes).ok()
     }
+    #[inline(always)]
     fn swapped(self) -> Self {
         self
     }
@@ -319,6 +327,7 @@ impl sealed::Convert for bool {
             *d = s != 0;
         }
     }
+    #[inline(always)]
     fn swapped(self) -> Self {
         self
     }

@@ -228,14 +228,10 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         let tile = &mut self.scratch[..b.rows * b.cols];
         // Converted while gathered, so the rows are plain copies.
         A::gather(memory, &b, tile, self.endian);
-        let endian = if A::TRANSPOSE_CONVERTS {
-            Endian::NATIVE
-        } else {
-            self.endian
-        };
         for (r, row) in tile.chunks_exact(b.cols).enumerate() {
-            let at = (b.out + r * b.out_row) * A::SIZE;
-            A::write(row, endian, &mut self.out[at..at + n]);
+            let at = b.stream_row(r) * A::SIZE;
+            layout::prefetch(self.out, b.stream_row(r + b.rows) * A::SIZE, n, true);
+            A::write(row, Endian::NATIVE, &mut self.out[at..at + n]);
         }
     }
 

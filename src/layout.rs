@@ -3,9 +3,12 @@
 //! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
 //! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
 //! is converted row by row in bulk; any other block is gathered (or scattered) through a
-//! scratch buffer of [`SCRATCH_BYTES`] and converted from there in bulk. Arrays whose last
-//! axis is not the one contiguous in memory (Fortran order, transposed views) are walked in
-//! tiles that read memory column by column, so both the memory and the stream stay in cache.
+//! scratch buffer of [`SCRATCH_BYTES`], converting each element as it moves, and copied
+//! between the scratch buffer and the stream in rows. Arrays whose last axis is not the one
+//! contiguous in memory (Fortran order, transposed views) are walked in tiles that read
+//! memory column by column, so both the memory and the stream stay in cache; while one tile
+//! is moved, the next one's cache lines are requested ([`prefetch`]), so the short runs of a
+//! tile do not wait on memory one miss at a time.
 
 use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
 
@@ -190,6 +193,42 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     }
 }
 
+/// Bytes of a cache line: the unit of a [`prefetch`] hint.
+const LINE_BYTES: usize = 64;
+
+/// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
+/// soon, one hint per cache line; `write` when they are about to be overwritten.
+///
+/// A hint reads and writes nothing; on targets without one this does nothing. Tiles are
+/// short runs spread over many pages, too short for the hardware to notice a stream, so
+/// the traversal asks for the next tile while it moves the current one.
+#[inline]
+pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    ))]
+    {
+        let Some(run) = slice.get(start..) else {
+            return;
+        };
+        let run = &run[..len.min(run.len())];
+        let per_line = (LINE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        for x in run.iter().step_by(per_line).chain(run.last()) {
+            if write {
+                safe_arch::prefetch_et0(x);
+            } else {
+                safe_arch::prefetch_t0(x);
+            }
+        }
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    )))]
+    let _ = (slice, start, len, write);
+}
+
 /// Elements the scratch buffer of `A` holds: at least one.
 pub(crate) fn scratch_len<A>() -> usize {
     (SCRATCH_BYTES / std::mem::size_of::<A>().max(1)).max(1)
@@ -218,6 +257,22 @@ impl Block {
     /// Memory index of the first element of row `r`.
     pub fn row(&self, r: usize) -> usize {
         self.at(r, 0)
+    }
+
+    /// Stream position of the first element of row `r`.
+    pub fn stream_row(&self, r: usize) -> usize {
+        self.out + r * self.out_row
+    }
+
+    /// Ask for column `c` of the tile below this one, which the plan visits next, when
+    /// its columns run along memory (`write` for a scatter).
+    fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
+        if self.row_step == 1 {
+            let below = self.start as isize + self.rows as isize + c as isize * self.col_step;
+            if let Ok(below) = usize::try_from(below) {
+                prefetch(memory, below, self.rows, write);
+            }
+        }
     }
 }
 
@@ -272,6 +327,7 @@ pub(crate) fn gather<A: Copy, const K: usize>(
     }
     // The rest element by element: rows below the squares, then columns right of them.
     for c in 0..cols {
+        block.prefetch_below(memory, c, false);
         let from = if c < cols_k { rows_k } else { 0 };
         if from < block.rows {
             let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
@@ -309,6 +365,7 @@ pub(crate) fn scatter<A: Copy, const K: usize>(
         }
     }
     for c in 0..cols {
+        block.prefetch_below(&*memory, c, true);
         let from = if c < cols_k { rows_k } else { 0 };
         if from < block.rows {
             let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
@@ -513,6 +570,7 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
             others[p - 1..k].copy_from_slice(&axes[p + 1..]);
             let (len, step, out_step) = axes[p];
             odometer(&others[..k], base, |m, o| {
+                // Down each strip of columns first: a tile's rows below are its successor.
                 for c0 in (0..last.0).step_by(cols) {
                     let width = (cols.min(last.0 - c0), last.1, 1);
                     for r0 in (0..len).step_by(tile_rows) {
