@@ -297,7 +297,7 @@ pub(crate) fn decode_strided<A: Element>(
     endian: Endian,
 ) {
     let mut decoder = Decoder::new(endian, bytes);
-    layout::plan(strided, decoder.scratch_len(), |mut b| {
+    layout::plan(strided, decoder.tile(), |mut b| {
         b.out += out;
         decoder.block(&mut memory, b)
     });
@@ -335,7 +335,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             }
             return;
         }
-        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
         let tile = &mut self.scratch[..b.rows * b.cols];
         // Plain copies: the scatter converts.
         for (r, row) in tile.chunks_exact_mut(b.cols).enumerate() {
@@ -347,7 +347,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();
@@ -363,7 +363,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         }
     }
 
-    fn scratch_len(&self) -> usize {
-        layout::scratch_len::<A>()
+    fn tile(&self) -> layout::Tile {
+        layout::tile::<A>()
     }
 }

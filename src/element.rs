@@ -162,22 +162,24 @@ macro_rules! element {
     };
 }
 
-/// Tiles of 1- and 2-byte elements go through [`swar`]: one 64-bit word per run of a
-/// square, not one move per element.
+/// Tiles of 2-byte elements move in squares of [`PAIRS`] × [`PAIRS`]: 8 × 8 through SSE2
+/// registers where the target has them ([`sse2::transposed`]), 4 × 4 through 64-bit words
+/// elsewhere ([`swar`]).
 macro_rules! words4 {
     () => {
-        words!(4);
+        words!(PAIRS, pairs_transposed);
     };
 }
 
+/// Tiles of 1-byte elements move in 8 × 8 squares through 64-bit words ([`swar`]).
 macro_rules! words8 {
     () => {
-        words!(8);
+        words!(8, transposed);
     };
 }
 
 macro_rules! words {
-    ($lanes:literal) => {
+    ($lanes:expr, $square:ident) => {
         fn gather(
             memory: &[Self],
             block: &crate::layout::Block,
@@ -186,8 +188,8 @@ macro_rules! words {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| transposed::<Self, $lanes>(s, swap);
-            crate::layout::gather::<_, $lanes>(memory, block, scratch, convert, square)
+            let square = |s| $square::<Self, { $lanes }>(s, swap);
+            crate::layout::gather::<_, { $lanes }>(memory, block, scratch, convert, square)
         }
         fn scatter(
             scratch: &[Self],
@@ -197,10 +199,75 @@ macro_rules! words {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| transposed::<Self, $lanes>(s, swap);
-            crate::layout::scatter::<_, $lanes>(scratch, block, memory, convert, square)
+            let square = |s| $square::<Self, { $lanes }>(s, swap);
+            crate::layout::scatter::<_, { $lanes }>(scratch, block, memory, convert, square)
         }
     };
+}
+
+/// Side of the squares 2-byte elements move in.
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+))]
+const PAIRS: usize = 8;
+#[cfg(not(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+)))]
+const PAIRS: usize = 4;
+
+/// A square of 2-byte elements transposed (`square[j][i]` becomes `result[i][j]`), with
+/// `swap` byte-swapped too.
+#[inline(always)]
+fn pairs_transposed<T: Pod, const N: usize>(square: [[T; N]; N], swap: bool) -> [[T; N]; N] {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    return sse2::transposed(square, swap);
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )))]
+    return transposed(square, swap);
+}
+
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+))]
+mod sse2 {
+    use bytemuck::Pod;
+    use safe_arch::{
+        bitor_m128i, m128i, shl_imm_u16_m128i, shr_imm_u16_m128i, unpack_high_i16_m128i,
+        unpack_low_i16_m128i,
+    };
+
+    /// A square of N rows of 16 bytes (N 2-byte elements each) transposed, with `swap` the
+    /// bytes of each element reversed too.
+    ///
+    /// Each round pairs row `k` with row `k + N/2` and interleaves their elements, the low
+    /// halves into one row and the high halves into the next; log2(N) rounds of this
+    /// perfect shuffle leave the square transposed.
+    #[inline(always)]
+    pub fn transposed<T: Pod, const N: usize>(square: [[T; N]; N], swap: bool) -> [[T; N]; N] {
+        let mut rows = square.map(bytemuck::must_cast::<[T; N], m128i>);
+        for _ in 0..N.trailing_zeros() {
+            rows = std::array::from_fn(|k| {
+                let (a, b) = (rows[k / 2], rows[k / 2 + N / 2]);
+                if k % 2 == 0 {
+                    unpack_low_i16_m128i(a, b)
+                } else {
+                    unpack_high_i16_m128i(a, b)
+                }
+            });
+        }
+        if swap {
+            rows = rows.map(|r| bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r)));
+        }
+        rows.map(bytemuck::must_cast::<m128i, [T; N]>)
+    }
 }
 
 /// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
@@ -343,5 +410,59 @@ impl sealed::Convert for bool {
             .enumerate()
             .find(|&(_, &b)| b > 1)
             .map(|(i, &b)| (i, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The square kernels against the definition: `result[i][j] == square[j][i]`, with
+    /// each element's bytes reversed when asked.
+    fn check<const N: usize>(kernel: impl Fn([[u16; N]; N], bool) -> [[u16; N]; N]) {
+        let square: [[u16; N]; N] =
+            std::array::from_fn(|j| std::array::from_fn(|i| (0x1200 + 0x100 * j + i) as u16));
+        for swap in [false, true] {
+            let result = kernel(square, swap);
+            for (i, row) in result.iter().enumerate() {
+                for (j, &x) in row.iter().enumerate() {
+                    let want = if swap {
+                        square[j][i].swap_bytes()
+                    } else {
+                        square[j][i]
+                    };
+                    assert_eq!(x, want, "N = {N}, swap = {swap}, ({i}, {j})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_transpose_2_byte_squares() {
+        check::<4>(super::transposed::<u16, 4>);
+    }
+
+    #[test]
+    fn pairs_transpose_2_byte_squares() {
+        check::<{ super::PAIRS }>(super::pairs_transposed::<u16, { super::PAIRS }>);
+    }
+
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    #[test]
+    fn sse2_transposes_2_byte_squares() {
+        check::<8>(super::sse2::transposed::<u16, 8>);
+    }
+
+    #[test]
+    fn words_transpose_1_byte_squares() {
+        let square: [[u8; 8]; 8] =
+            std::array::from_fn(|j| std::array::from_fn(|i| (16 * j + i) as u8));
+        let result = super::transposed::<u8, 8>(square, false);
+        for (i, row) in result.iter().enumerate() {
+            for (j, &x) in row.iter().enumerate() {
+                assert_eq!(x, square[j][i], "({i}, {j})");
+            }
+        }
     }
 }

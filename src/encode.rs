@@ -186,9 +186,7 @@ pub(crate) fn encode_strided<A: Element>(
 ) {
     let mut encoder = Encoder::new(endian, out);
     encoder.scratch = std::mem::take(scratch);
-    layout::plan(strided, encoder.scratch_len(), |b| {
-        encoder.block(&mut memory, b)
-    });
+    layout::plan(strided, encoder.tile(), |b| encoder.block(&mut memory, b));
     *scratch = encoder.scratch;
 }
 
@@ -224,7 +222,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             }
             return;
         }
-        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
         let tile = &mut self.scratch[..b.rows * b.cols];
         // Converted while gathered, so the rows are plain copies.
         A::gather(memory, &b, tile, self.endian);
@@ -236,7 +234,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::scratch_len::<A>(), A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
         let mut elements = view.iter();
         let mut at = out * A::SIZE;
         loop {
@@ -254,7 +252,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         }
     }
 
-    fn scratch_len(&self) -> usize {
-        layout::scratch_len::<A>()
+    fn tile(&self) -> layout::Tile {
+        layout::tile::<A>()
     }
 }

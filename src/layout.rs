@@ -3,7 +3,7 @@
 //! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
 //! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
 //! is converted row by row in bulk; any other block is gathered (or scattered) through a
-//! scratch buffer of [`SCRATCH_BYTES`], converting each element as it moves, and copied
+//! scratch buffer of at most [`SCRATCH_BYTES`] (see [`tile`]), converting each element as it moves, and copied
 //! between the scratch buffer and the stream in rows. Arrays whose last axis is not the one
 //! contiguous in memory (Fortran order, transposed views) are walked in tiles that read
 //! memory column by column, so both the memory and the stream stay in cache; while one tile
@@ -14,10 +14,8 @@ use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
 
 use crate::Error;
 
-/// Bytes of the scratch buffer that non-contiguous blocks pass through.
-pub(crate) const SCRATCH_BYTES: usize = 32 * 1024;
-/// Columns of a tile: one stream row segment of a transposed traversal.
-const TILE_COLS: usize = 64;
+/// Bytes of the scratch buffer that non-contiguous blocks pass through, at most.
+pub(crate) const SCRATCH_BYTES: usize = 64 * 1024;
 /// Axes the traversal plans on the stack; arrays with more are split first.
 const MAX_AXES: usize = 32;
 
@@ -229,9 +227,30 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
     let _ = (slice, start, len, write);
 }
 
-/// Elements the scratch buffer of `A` holds: at least one.
-pub(crate) fn scratch_len<A>() -> usize {
-    (SCRATCH_BYTES / std::mem::size_of::<A>().max(1)).max(1)
+/// The scratch buffer and tile width of one element type, in elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tile {
+    /// Elements of the scratch buffer: at least one.
+    pub len: usize,
+    /// Columns of a tile: one stream row segment of a transposed traversal.
+    pub cols: usize,
+}
+
+/// The tile of `A`, as measured fastest (`perf_table`, Fortran and transposed layouts):
+/// 32 KiB of 64 columns for elements of 4 bytes and more, and for 1-byte elements; 64 KiB
+/// of 256 columns (512-byte stream runs) for 2-byte elements, which move in squares.
+pub(crate) fn tile<A>() -> Tile {
+    let size = std::mem::size_of::<A>().max(1);
+    let (bytes, cols) = if size == 2 {
+        (SCRATCH_BYTES, 256)
+    } else {
+        (SCRATCH_BYTES / 2, 64)
+    };
+    let len = (bytes / size).max(1);
+    Tile {
+        len,
+        cols: cols.min(len),
+    }
 }
 
 /// `rows` × `cols` elements: element (r, c) sits at memory index
@@ -282,8 +301,8 @@ pub(crate) trait Visitor<V: View> {
     fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
-    /// Elements the visitor's scratch buffer holds.
-    fn scratch_len(&self) -> usize;
+    /// The visitor's scratch buffer and tile width.
+    fn tile(&self) -> Tile;
 }
 
 /// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
@@ -449,8 +468,8 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
     if let Some(strided) = Strided::of(view.shape(), view.strides()) {
         match view.into_memory() {
             Ok(mut memory) => {
-                let capacity = visitor.scratch_len();
-                plan(&strided, capacity, |mut block| {
+                let tile = visitor.tile();
+                plan(&strided, tile, |mut block| {
                     block.out += out;
                     visitor.block(&mut memory, block)
                 });
@@ -506,8 +525,10 @@ pub(crate) fn windows<V: Split>(view: V, max_len: usize, out: usize, f: &mut imp
 /// One axis as the plan sees it: length, memory stride, stream stride (in elements).
 type PlanAxis = (usize, isize, usize);
 
-/// Blocks of an array held in one memory slice; `capacity` is the scratch size in elements.
-pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block)) {
+/// Blocks of an array held in one memory slice, none bigger than `tile` unless its columns
+/// are consecutive in memory.
+pub(crate) fn plan(strided: &Strided, tile: Tile, mut f: impl FnMut(Block)) {
+    let capacity = tile.len;
     let (shape, strides) = (strided.shape(), strided.strides());
     if shape.contains(&0) {
         return;
@@ -559,7 +580,7 @@ pub(crate) fn plan(strided: &Strided, capacity: usize, mut f: impl FnMut(Block))
         return odometer(outer, base, |m, o| f(block(m, rows, last, o)));
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
-    let cols = TILE_COLS.min(capacity);
+    let cols = tile.cols;
     let tile_rows = (capacity / cols).max(1);
     let p = (1..n).min_by_key(|&k| axes[k].1.unsigned_abs());
     match p {

@@ -21,6 +21,8 @@ const SHAPES: &[&[usize]] = &[
     &[67, 131],
     &[64, 64],
     &[65, 129],
+    // Past several tiles both ways for every element size (2-byte tiles are 128 × 256).
+    &[259, 521],
     &[1, 200],
     &[200, 1],
     &[3, 5, 7],
