@@ -64,8 +64,8 @@ pub trait BytesEncode {
     /// Encode to a writer, through a buffer of [`WRITE_BUFFER_SIZE`] bytes at most.
     ///
     /// A standard-layout array whose bytes need no conversion is written straight from its
-    /// memory, with no buffer at all. Layouts that are not standard also use a 32 KiB
-    /// scratch buffer; nothing else grows with the array.
+    /// memory, with no buffer at all. Layouts that are not standard also use a scratch
+    /// buffer of 32 KiB (64 KiB for 2-byte elements); nothing else grows with the array.
     ///
     /// # Errors
     ///
