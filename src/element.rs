@@ -162,12 +162,11 @@ macro_rules! element {
     };
 }
 
-/// Tiles of 2-byte elements move in squares of [`PAIRS`] × [`PAIRS`]: 8 × 8 through SSE2
-/// registers where the target has them ([`sse2::transposed`]), 4 × 4 through 64-bit words
-/// elsewhere ([`swar`]).
+/// Tiles of 2-byte elements move in squares of [`pairs::transposed`]: 8 × 8 through SSE2
+/// registers where the target has them, 4 × 4 through 64-bit words ([`swar`]) elsewhere.
 macro_rules! words4 {
     () => {
-        words!(PAIRS, pairs_transposed);
+        words!(pairs::SIDE, pairs::transposed);
     };
 }
 
@@ -179,7 +178,7 @@ macro_rules! words8 {
 }
 
 macro_rules! words {
-    ($lanes:expr, $square:ident) => {
+    ($lanes:expr, $square:path) => {
         fn gather(
             memory: &[Self],
             block: &crate::layout::Block,
@@ -188,7 +187,7 @@ macro_rules! words {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| $square::<Self, { $lanes }>(s, swap);
+            let square = |s| $square(s, swap);
             crate::layout::gather::<_, { $lanes }>(memory, block, scratch, convert, square)
         }
         fn scatter(
@@ -199,53 +198,30 @@ macro_rules! words {
         ) {
             let swap = !Self::is_verbatim(endian);
             let convert = move |x: Self| if swap { x.swapped() } else { x };
-            let square = |s| $square::<Self, { $lanes }>(s, swap);
+            let square = |s| $square(s, swap);
             crate::layout::scatter::<_, { $lanes }>(scratch, block, memory, convert, square)
         }
     };
 }
 
-/// Side of the squares 2-byte elements move in.
+/// Squares of 2-byte elements: 8 × 8 in SSE2 registers.
 #[cfg(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
 ))]
-const PAIRS: usize = 8;
-#[cfg(not(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-)))]
-const PAIRS: usize = 4;
-
-/// A square of 2-byte elements transposed (`square[j][i]` becomes `result[i][j]`), with
-/// `swap` byte-swapped too.
-#[inline(always)]
-fn pairs_transposed<T: Pod, const N: usize>(square: [[T; N]; N], swap: bool) -> [[T; N]; N] {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ))]
-    return sse2::transposed(square, swap);
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    )))]
-    return transposed(square, swap);
-}
-
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-))]
-mod sse2 {
+mod pairs {
     use bytemuck::Pod;
     use safe_arch::{
         bitor_m128i, m128i, shl_imm_u16_m128i, shr_imm_u16_m128i, unpack_high_i16_m128i,
         unpack_low_i16_m128i,
     };
 
-    /// A square of N rows of 16 bytes (N 2-byte elements each) transposed, with `swap` the
-    /// bytes of each element reversed too.
+    /// Side of the squares.
+    pub const SIDE: usize = 8;
+
+    /// A square of N rows of 16 bytes (N 2-byte elements each) transposed
+    /// (`square[j][i]` becomes `result[i][j]`), with `swap` the bytes of each element
+    /// reversed too.
     ///
     /// Each round pairs row `k` with row `k + N/2` and interleaves their elements, the low
     /// halves into one row and the high halves into the next; log2(N) rounds of this
@@ -268,6 +244,18 @@ mod sse2 {
         }
         rows.map(bytemuck::must_cast::<m128i, [T; N]>)
     }
+}
+
+/// Squares of 2-byte elements: 4 × 4 in 64-bit words, where SSE2 is missing.
+#[cfg(not(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+)))]
+mod pairs {
+    pub(super) use super::transposed;
+
+    /// Side of the squares.
+    pub(super) const SIDE: usize = 4;
 }
 
 /// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
@@ -442,16 +430,7 @@ mod tests {
 
     #[test]
     fn pairs_transpose_2_byte_squares() {
-        check::<{ super::PAIRS }>(super::pairs_transposed::<u16, { super::PAIRS }>);
-    }
-
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ))]
-    #[test]
-    fn sse2_transposes_2_byte_squares() {
-        check::<8>(super::sse2::transposed::<u16, 8>);
+        check::<{ super::pairs::SIDE }>(super::pairs::transposed::<u16, { super::pairs::SIDE }>);
     }
 
     #[test]

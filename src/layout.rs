@@ -3,8 +3,8 @@
 //! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
 //! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
 //! is converted row by row in bulk; any other block is gathered (or scattered) through a
-//! scratch buffer of at most [`SCRATCH_BYTES`] (see [`tile`]), converting each element as it moves, and copied
-//! between the scratch buffer and the stream in rows. Arrays whose last axis is not the one
+//! scratch buffer of at most [`SCRATCH_BYTES`] (see [`tile`]), converting each element as
+//! it moves, and copied between the scratch buffer and the stream in rows. Arrays whose last axis is not the one
 //! contiguous in memory (Fortran order, transposed views) are walked in tiles that read
 //! memory column by column, so both the memory and the stream stay in cache; while one tile
 //! is moved, the next one's cache lines are requested ([`prefetch`]), so the short runs of a
@@ -268,9 +268,14 @@ pub struct Block {
 }
 
 impl Block {
+    /// Memory offset of element (r, c), which is negative only past the block's edge.
+    fn offset(&self, r: usize, c: usize) -> isize {
+        self.start as isize + r as isize * self.row_step + c as isize * self.col_step
+    }
+
     /// Memory index of element (r, c).
     fn at(&self, r: usize, c: usize) -> usize {
-        (self.start as isize + r as isize * self.row_step + c as isize * self.col_step) as usize
+        self.offset(r, c) as usize
     }
 
     /// Memory index of the first element of row `r`.
@@ -287,8 +292,7 @@ impl Block {
     /// its columns run along memory (`write` for a scatter).
     fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
         if self.row_step == 1 {
-            let below = self.start as isize + self.rows as isize + c as isize * self.col_step;
-            if let Ok(below) = usize::try_from(below) {
+            if let Ok(below) = usize::try_from(self.offset(self.rows, c)) {
                 prefetch(memory, below, self.rows, write);
             }
         }
