@@ -288,6 +288,14 @@ impl Block {
         self.out + r * self.out_row
     }
 
+    /// Columns `c0..c0 + K`, rows `..rows` (which run along memory and do not overlap):
+    /// the span of memory they lie in, and the distance between their starts.
+    fn strip<const K: usize>(&self, c0: usize, rows: usize) -> (std::ops::Range<usize>, usize) {
+        let lowest = self.at(0, if self.col_step < 0 { c0 + K - 1 } else { c0 });
+        let step = self.col_step.unsigned_abs();
+        (lowest..lowest + step * (K - 1) + rows, step)
+    }
+
     /// Ask for column `c` of the tile below this one, which the plan visits next, when
     /// its columns run along memory (`write` for a scatter).
     fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
@@ -310,13 +318,37 @@ pub(crate) trait Visitor<V: View> {
 }
 
 /// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
-/// along memory, and none for K = 1, which moves every element on its own.
+/// along memory, its columns do not overlap and it holds one square at least, and none
+/// for K = 1, which moves every element on its own.
 fn squares<const K: usize>(block: &Block) -> (usize, usize) {
-    if K > 1 && block.row_step == 1 && block.rows > 1 {
+    if K > 1
+        && block.row_step == 1
+        && block.rows >= K
+        && block.cols >= K
+        && block.col_step.unsigned_abs() >= block.rows
+    {
         (block.rows / K * K, block.cols / K * K)
     } else {
         (0, 0)
     }
+}
+
+/// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), each cut into
+/// runs of K elements, in column order.
+fn column_runs<S: IntoIterator, const K: usize>(
+    mut chunks: impl Iterator<Item = S>,
+    reversed: bool,
+) -> [S::IntoIter; K] {
+    let mut runs = std::array::from_fn(|_| {
+        let column = chunks
+            .next()
+            .unwrap_or_else(|| unreachable!("a strip has K columns"));
+        column.into_iter()
+    });
+    if reversed {
+        runs.reverse();
+    }
+    runs
 }
 
 /// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
@@ -334,24 +366,36 @@ pub(crate) fn gather<A: Copy, const K: usize>(
         let lane = Lane::new(block.start, block.col_step, cols);
         return lane.pair(memory, scratch.iter_mut(), |s, m| *s = convert(*m));
     }
-    // Squares read as K runs down memory and written as K runs along stream rows.
+    // Squares read as K runs down memory and written as K runs along stream rows: a strip
+    // of K columns at a time, down bands of K rows.
     let (rows_k, cols_k) = squares::<K>(block);
     for c0 in (0..cols_k).step_by(K) {
-        for r0 in (0..rows_k).step_by(K) {
-            let runs: [[A; K]; K] = std::array::from_fn(|j| {
-                let run = &memory[block.at(r0, c0 + j)..][..K];
+        (c0..c0 + K).for_each(|c| block.prefetch_below(memory, c, false));
+        let (span, step) = block.strip::<K>(c0, rows_k);
+        let columns = memory[span]
+            .chunks(step)
+            .map(|c| c[..rows_k].chunks_exact(K));
+        let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
+        for band in scratch.chunks_exact_mut(K * cols).take(rows_k / K) {
+            let square_in = std::array::from_fn(|j| {
+                let run = runs[j]
+                    .next()
+                    .unwrap_or_else(|| unreachable!("rows_k / K runs"));
                 std::array::from_fn(|i| run[i])
             });
-            let rows = square(runs);
-            for (row, dst) in rows.iter().zip(scratch[r0 * cols + c0..].chunks_mut(cols)) {
-                dst[..K].copy_from_slice(row);
+            for (i, row) in square(square_in).iter().enumerate() {
+                band[i * cols + c0..][..K].copy_from_slice(row);
             }
         }
     }
     // The rest element by element: rows below the squares, then columns right of them.
     for c in 0..cols {
-        block.prefetch_below(memory, c, false);
-        let from = if c < cols_k { rows_k } else { 0 };
+        let from = if c < cols_k {
+            rows_k
+        } else {
+            block.prefetch_below(memory, c, false);
+            0
+        };
         if from < block.rows {
             let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
             let slots = scratch[from * cols + c..].iter_mut().step_by(cols);
@@ -377,19 +421,32 @@ pub(crate) fn scatter<A: Copy, const K: usize>(
     }
     let (rows_k, cols_k) = squares::<K>(block);
     for c0 in (0..cols_k).step_by(K) {
-        for r0 in (0..rows_k).step_by(K) {
-            let rows: [[A; K]; K] = std::array::from_fn(|i| {
-                let run = &scratch[(r0 + i) * cols + c0..][..K];
-                std::array::from_fn(|j| run[j])
+        (c0..c0 + K).for_each(|c| block.prefetch_below(&*memory, c, true));
+        let (span, step) = block.strip::<K>(c0, rows_k);
+        let columns = memory[span]
+            .chunks_mut(step)
+            .map(|c| c[..rows_k].chunks_exact_mut(K));
+        let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
+        for band in scratch.chunks_exact(K * cols).take(rows_k / K) {
+            let square_in = std::array::from_fn(|i| {
+                let row = &band[i * cols + c0..][..K];
+                std::array::from_fn(|j| row[j])
             });
-            for (j, run) in square(rows).iter().enumerate() {
-                memory[block.at(r0, c0 + j)..][..K].copy_from_slice(run);
+            for (run, values) in runs.iter_mut().zip(square(square_in)) {
+                let run = run
+                    .next()
+                    .unwrap_or_else(|| unreachable!("rows_k / K runs"));
+                run.copy_from_slice(&values);
             }
         }
     }
     for c in 0..cols {
-        block.prefetch_below(&*memory, c, true);
-        let from = if c < cols_k { rows_k } else { 0 };
+        let from = if c < cols_k {
+            rows_k
+        } else {
+            block.prefetch_below(&*memory, c, true);
+            0
+        };
         if from < block.rows {
             let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
             let slots = scratch[from * cols + c..].iter().step_by(cols);

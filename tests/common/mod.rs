@@ -144,12 +144,13 @@ pub enum Layout {
     SwappedLastTwo,
     Reversed,
     FortranReversedFirst,
+    FortranReversedLast,
     Stepped,
     SteppedBackFortran,
     SubSlice,
 }
 
-pub const LAYOUTS: [Layout; 10] = [
+pub const LAYOUTS: [Layout; 11] = [
     Layout::Standard,
     Layout::Fortran,
     Layout::Transposed,
@@ -157,6 +158,7 @@ pub const LAYOUTS: [Layout; 10] = [
     Layout::SwappedLastTwo,
     Layout::Reversed,
     Layout::FortranReversedFirst,
+    Layout::FortranReversedLast,
     Layout::Stepped,
     Layout::SteppedBackFortran,
     Layout::SubSlice,
@@ -169,7 +171,10 @@ impl Layout {
         let mut s = shape.to_vec();
         let fortran = matches!(
             self,
-            Layout::Fortran | Layout::FortranReversedFirst | Layout::SteppedBackFortran
+            Layout::Fortran
+                | Layout::FortranReversedFirst
+                | Layout::FortranReversedLast
+                | Layout::SteppedBackFortran
         );
         match self {
             Layout::Transposed => s.reverse(),
@@ -208,6 +213,10 @@ impl Layout {
             }
             Layout::FortranReversedFirst if n > 0 => {
                 v.slice_axis_inplace(Axis(0), Slice::new(0, None, -1));
+                v
+            }
+            Layout::FortranReversedLast if n > 0 => {
+                v.slice_axis_inplace(Axis(n - 1), Slice::new(0, None, -1));
                 v
             }
             Layout::Stepped => {
