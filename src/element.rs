@@ -110,6 +110,10 @@ macro_rules! word {
             fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
                 match endian {
                     e if e == Endian::NATIVE => dst.copy_from_slice(bytemuck::cast_slice(src)),
+                    _ if kernels::BULK_SWAP => kernels::swapped::<{ std::mem::size_of::<$w>() }>(
+                        bytemuck::cast_slice(src),
+                        dst,
+                    ),
                     Endian::Little => LittleEndian::$write(src, dst),
                     Endian::Big => BigEndian::$write(src, dst),
                 }
@@ -119,6 +123,10 @@ macro_rules! word {
                     e if e == Endian::NATIVE => {
                         bytemuck::cast_slice_mut::<Self, u8>(dst).copy_from_slice(src)
                     }
+                    _ if kernels::BULK_SWAP => kernels::swapped::<{ std::mem::size_of::<$w>() }>(
+                        src,
+                        bytemuck::cast_slice_mut(dst),
+                    ),
                     Endian::Little => LittleEndian::$read(src, dst),
                     Endian::Big => BigEndian::$read(src, dst),
                 }
@@ -162,11 +170,11 @@ macro_rules! element {
     };
 }
 
-/// Tiles of 2-byte elements move in squares of [`pairs::transposed`]: 8 × 8 through SSE2
+/// Tiles of 2-byte elements move in squares of [`kernels::transposed`]: 8 × 8 through SSE2
 /// registers where the target has them, 4 × 4 through 64-bit words ([`swar`]) elsewhere.
 macro_rules! words4 {
     () => {
-        words!(pairs::SIDE, pairs::transposed);
+        words!(kernels::SIDE, kernels::transposed);
     };
 }
 
@@ -204,20 +212,38 @@ macro_rules! words {
     };
 }
 
-/// Squares of 2-byte elements: 8 × 8 in SSE2 registers.
+/// The kernels that use SSE2 registers: squares of 2-byte elements and bulk byte swaps.
 #[cfg(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
 ))]
-mod pairs {
+mod kernels {
     use bytemuck::Pod;
     use safe_arch::{
-        bitor_m128i, m128i, shl_imm_u16_m128i, shr_imm_u16_m128i, unpack_high_i16_m128i,
+        bitor_m128i, m128i, prefetch_t0, shl_imm_u16_m128i, shr_imm_u16_m128i,
+        shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
         unpack_low_i16_m128i,
     };
 
     /// Side of the squares.
     pub const SIDE: usize = 8;
+
+    /// Bytes ahead of a bulk swap that the source is requested, one cache line per 64-byte
+    /// step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which the
+    /// hardware prefetcher starts the source over from cold; two pages ahead, the source
+    /// keeps streaming (measured with 64 MiB arrays: `to_zarr_bytes` big-endian f64 from
+    /// 0.86 to 1.0 of a fresh memcpy, `write_zarr_bytes` to a sink from 0.9 to 1.4 of memcpy).
+    const AHEAD: usize = 8 * 1024;
+
+    /// Whether [`swapped`] beats byteorder's bulk conversions: measured 1.5 times as fast
+    /// in cache for 8-byte words (four registers per step).
+    pub const BULK_SWAP: bool = true;
+
+    /// Each 2-byte element of a register with its two bytes exchanged.
+    #[inline(always)]
+    fn swap_pairs(r: m128i) -> m128i {
+        bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r))
+    }
 
     /// A square of N rows of 16 bytes (N 2-byte elements each) transposed
     /// (`square[j][i]` becomes `result[i][j]`), with `swap` the bytes of each element
@@ -240,22 +266,70 @@ mod pairs {
             });
         }
         if swap {
-            rows = rows.map(|r| bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r)));
+            rows = rows.map(swap_pairs);
         }
         rows.map(bytemuck::must_cast::<m128i, [T; N]>)
     }
+
+    /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
+    /// the bytes of each pair exchanged, then the pairs of each word reversed.
+    #[inline(always)]
+    fn swap_words<const W: usize>(r: m128i) -> m128i {
+        // Pair orders in each half of the register: 1 0 3 2 (4-byte words), 3 2 1 0.
+        let r = swap_pairs(r);
+        match W {
+            4 => move_pairs::<0b10_11_00_01>(r),
+            8 => move_pairs::<0b00_01_10_11>(r),
+            _ => r,
+        }
+    }
+
+    /// Both halves of a register with their four pairs reordered by `ORDER`.
+    #[inline(always)]
+    fn move_pairs<const ORDER: i32>(r: m128i) -> m128i {
+        shuffle_ai_i16_h64all_m128i::<ORDER>(shuffle_ai_i16_l64all_m128i::<ORDER>(r))
+    }
+
+    /// `dst` becomes `src` with the bytes of each W-byte word reversed (W = 2, 4 or 8;
+    /// both lengths are the same multiple of W), 64 bytes at a time.
+    pub fn swapped<const W: usize>(src: &[u8], dst: &mut [u8]) {
+        const { assert!(W == 2 || W == 4 || W == 8) };
+        let whole = src;
+        let mut src = src.chunks_exact(64);
+        let mut dst = dst.chunks_exact_mut(64);
+        for (i, (s, d)) in (&mut src).zip(&mut dst).enumerate() {
+            if let Some(ahead) = whole.get(i * 64 + AHEAD) {
+                prefetch_t0(ahead);
+            }
+            let registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
+            d.copy_from_slice(bytemuck::bytes_of(&registers.map(swap_words::<W>)));
+        }
+        super::swapped_words::<W>(src.remainder(), dst.into_remainder());
+    }
 }
 
-/// Squares of 2-byte elements: 4 × 4 in 64-bit words, where SSE2 is missing.
+/// The kernels of targets without SSE2: 4 × 4 squares of 2-byte elements in 64-bit words,
+/// and byteorder's bulk conversions.
 #[cfg(not(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
 )))]
-mod pairs {
+mod kernels {
+    pub(super) use super::swapped_words as swapped;
     pub(super) use super::transposed;
 
     /// Side of the squares.
     pub(super) const SIDE: usize = 4;
+
+    /// Whether [`swapped`] beats byteorder's bulk conversions: not without SSE2.
+    pub(super) const BULK_SWAP: bool = false;
+}
+
+/// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
+fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
+    for (s, d) in src.chunks_exact(W).zip(dst.chunks_exact_mut(W)) {
+        d.iter_mut().zip(s.iter().rev()).for_each(|(d, &s)| *d = s);
+    }
 }
 
 /// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
@@ -429,8 +503,30 @@ mod tests {
     }
 
     #[test]
-    fn pairs_transpose_2_byte_squares() {
-        check::<{ super::pairs::SIDE }>(super::pairs::transposed::<u16, { super::pairs::SIDE }>);
+    fn kernels_transpose_2_byte_squares() {
+        check::<{ super::kernels::SIDE }>(
+            super::kernels::transposed::<u16, { super::kernels::SIDE }>,
+        );
+    }
+
+    /// The bulk swap against its definition, for lengths around its 64-byte steps.
+    #[test]
+    fn kernels_swap_words_in_bulk() {
+        fn check<const W: usize>(src: &[u8]) {
+            let want: Vec<u8> = src
+                .chunks(W)
+                .flat_map(|w| w.iter().rev().copied())
+                .collect();
+            let mut dst = vec![0u8; src.len()];
+            super::kernels::swapped::<W>(src, &mut dst);
+            assert_eq!(dst, want, "{W}-byte words, {} bytes", src.len());
+        }
+        let bytes: Vec<u8> = (0..200u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+        for len in [0, 8, 56, 64, 72, 128, 136, 200] {
+            check::<2>(&bytes[..len]);
+            check::<4>(&bytes[..len]);
+            check::<8>(&bytes[..len]);
+        }
     }
 
     #[test]

@@ -191,9 +191,6 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     }
 }
 
-/// Bytes of a cache line: the unit of a [`prefetch`] hint.
-const LINE_BYTES: usize = 64;
-
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
 /// soon, one hint per cache line; `write` when they are about to be overwritten.
 ///
@@ -207,6 +204,8 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
         target_feature = "sse"
     ))]
     {
+        /// Bytes of a cache line: the unit of a hint.
+        const LINE_BYTES: usize = 64;
         let Some(run) = slice.get(start..) else {
             return;
         };
