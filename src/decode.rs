@@ -121,8 +121,8 @@ pub trait BytesDecodeInto {
     /// Fill `self` from C-order bytes of its shape.
     ///
     /// Works for any layout: Fortran order, transposed and strided views, slices of bigger
-    /// arrays. A wrong length is reported before anything is written; an invalid `bool`
-    /// byte may leave the elements before it written.
+    /// arrays. A wrong length is reported before anything is written; after an invalid
+    /// `bool` byte, some elements (those before it, and some after) may have been written.
     ///
     /// # Errors
     ///
@@ -175,12 +175,12 @@ pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Resul
     Ok(len)
 }
 
-/// Bytes validated and converted per step of [`read_checked`]: small enough to stay in cache
-/// between the two.
+/// Bytes converted per step of [`read_checked`], which stops at the first step holding an
+/// invalid byte.
 const CHECK_STEP: usize = 64 * 1024;
 
-/// Decode `bytes` into `dst`, validating each cache-sized piece just before converting it:
-/// one pass over memory instead of two.
+/// Decode `bytes` into `dst`, validating as it converts: one pass over memory. After an
+/// invalid byte, the elements of its step and those before may be written.
 pub(crate) fn read_checked<A: Element>(
     bytes: &[u8],
     endian: Endian,
@@ -192,8 +192,9 @@ pub(crate) fn read_checked<A: Element>(
         .zip(dst.chunks_mut(per))
         .enumerate()
     {
-        check_invalid::<A>(src, i * per * A::SIZE)?;
-        A::read(src, endian, d);
+        if !A::read_valid(src, endian, d) {
+            check_invalid::<A>(src, i * per * A::SIZE)?;
+        }
     }
     Ok(())
 }

@@ -86,6 +86,13 @@ pub(crate) mod sealed {
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
             None
         }
+        /// Decode `src` into `dst` as [`Convert::read`] does, checking the bytes in the same
+        /// pass: `false` if one is no valid encoding ([`Convert::find_invalid`] tells which),
+        /// and then `dst` may be partly written.
+        fn read_valid(src: &[u8], endian: Endian, dst: &mut [Self]) -> bool {
+            Self::read(src, endian, dst);
+            true
+        }
     }
 }
 
@@ -462,6 +469,15 @@ impl sealed::Convert for bool {
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()
+    }
+    fn read_valid(src: &[u8], _: Endian, dst: &mut [Self]) -> bool {
+        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR is.
+        let mut seen = 0u8;
+        for (d, &s) in dst.iter_mut().zip(src) {
+            seen |= s;
+            *d = s != 0;
+        }
+        seen <= 1
     }
     fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
         // One branch-free pass in the common case; locate the byte only on failure.
