@@ -336,19 +336,19 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             }
             return;
         }
-        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
-        let tile = &mut self.scratch[..b.rows * b.cols];
+        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        let tile = &mut self.scratch[..b.rows * b.pitch];
         // Plain copies: the scatter converts.
-        for (r, row) in tile.chunks_exact_mut(b.cols).enumerate() {
+        for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
             let at = b.stream_row(r) * A::SIZE;
             layout::prefetch(self.bytes, b.stream_row(r + b.rows) * A::SIZE, n, false);
-            A::read(&self.bytes[at..at + n], Endian::NATIVE, row);
+            A::read(&self.bytes[at..at + n], Endian::NATIVE, &mut row[..b.cols]);
         }
         A::scatter(tile, &b, memory, self.endian);
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();

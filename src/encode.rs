@@ -65,7 +65,8 @@ pub trait BytesEncode {
     ///
     /// A standard-layout array whose bytes need no conversion is written straight from its
     /// memory, with no buffer at all. Layouts that are not standard also use a scratch
-    /// buffer of 32 KiB (64 KiB for 2-byte elements); nothing else grows with the array.
+    /// buffer of at most 36 KiB (72 KiB for 2-byte elements); nothing else grows with the
+    /// array.
     ///
     /// # Errors
     ///
@@ -222,19 +223,19 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             }
             return;
         }
-        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
-        let tile = &mut self.scratch[..b.rows * b.cols];
+        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        let tile = &mut self.scratch[..b.rows * b.pitch];
         // Converted while gathered, so the rows are plain copies.
         A::gather(memory, &b, tile, self.endian);
-        for (r, row) in tile.chunks_exact(b.cols).enumerate() {
+        for (r, row) in tile.chunks_exact(b.pitch).enumerate() {
             let at = b.stream_row(r) * A::SIZE;
             layout::prefetch(self.out, b.stream_row(r + b.rows) * A::SIZE, n, true);
-            A::write(row, Endian::NATIVE, &mut self.out[at..at + n]);
+            A::write(&row[..b.cols], Endian::NATIVE, &mut self.out[at..at + n]);
         }
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::tile::<A>().len, A::zeroed());
+        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
         let mut elements = view.iter();
         let mut at = out * A::SIZE;
         loop {

@@ -163,7 +163,7 @@ fn writing_64_mib_needs_only_the_write_buffer() {
     let (r, count, _, _) = measure(|| a.write_zarr_bytes(Endian::NATIVE, std::io::sink()));
     r.unwrap();
     assert_eq!(count, 0);
-    // Converting: the write buffer, plus a 32 KiB scratch for a transposed f64 layout.
+    // Converting: the write buffer, plus a 36 KiB scratch for a transposed f64 layout.
     for endian in [Endian::Little, Endian::Big] {
         let (r, _, _, peak) = measure(|| a.write_zarr_bytes(endian, std::io::sink()));
         r.unwrap();
@@ -171,17 +171,17 @@ fn writing_64_mib_needs_only_the_write_buffer() {
         let (r, _, _, peak) = measure(|| f.write_zarr_bytes(endian, std::io::sink()));
         r.unwrap();
         assert!(
-            peak <= WRITE_BUFFER_SIZE + (32 << 10),
+            peak <= WRITE_BUFFER_SIZE + (36 << 10),
             "fortran {endian}: peak {peak}"
         );
     }
-    // 2-byte elements move through a 64 KiB scratch.
+    // 2-byte elements move through a 72 KiB scratch.
     let h = Array2::<u16>::from_shape_fn((1024, 1024).f(), |(i, j)| (i ^ j) as u16);
     for endian in [Endian::Little, Endian::Big] {
         let (r, _, _, peak) = measure(|| h.write_zarr_bytes(endian, std::io::sink()));
         r.unwrap();
         assert!(
-            peak <= WRITE_BUFFER_SIZE + (64 << 10),
+            peak <= WRITE_BUFFER_SIZE + (72 << 10),
             "u16 fortran {endian}: peak {peak}"
         );
     }
