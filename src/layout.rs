@@ -245,14 +245,14 @@ impl Tile {
 }
 
 /// The tile of `A`, as measured fastest (`perf_table`, Fortran and transposed layouts):
-/// 32 KiB of elements in 64 columns for elements of 4 bytes and more, and for 1-byte
-/// elements; 64 KiB in 256 columns (512-byte stream runs) for 2-byte elements, which move
-/// in squares. Rows are a cache line longer in the scratch buffer (a gain of 0.03–0.08 of
-/// memcpy for 2-byte elements, none lost elsewhere): at most 72 KiB, for 2-byte elements.
+/// 32 KiB of elements in 64 columns for elements of 4 bytes and more; 64 KiB in 512-byte
+/// stream runs (128 rows) for 1- and 2-byte elements, which move in squares. Rows are a
+/// cache line longer in the scratch buffer (a gain of 0.03–0.08 of memcpy for 2-byte
+/// elements, none lost elsewhere): at most 72 KiB, for 1- and 2-byte elements.
 pub(crate) fn tile<A>() -> Tile {
     let size = std::mem::size_of::<A>().max(1);
-    let (bytes, cols) = if size == 2 {
-        (64 * 1024, 256)
+    let (bytes, cols) = if size <= 2 {
+        (64 * 1024, 512 / size)
     } else {
         (32 * 1024, 64)
     };

@@ -175,8 +175,9 @@ fn writing_64_mib_needs_only_the_write_buffer() {
             "fortran {endian}: peak {peak}"
         );
     }
-    // 2-byte elements move through a 72 KiB scratch.
+    // 1- and 2-byte elements move through a 72 KiB scratch.
     let h = Array2::<u16>::from_shape_fn((1024, 1024).f(), |(i, j)| (i ^ j) as u16);
+    let b = Array2::<bool>::from_shape_fn((2048, 1024).f(), |(i, j)| (i ^ j) % 3 == 0);
     for endian in [Endian::Little, Endian::Big] {
         let (r, _, _, peak) = measure(|| h.write_zarr_bytes(endian, std::io::sink()));
         r.unwrap();
@@ -185,4 +186,10 @@ fn writing_64_mib_needs_only_the_write_buffer() {
             "u16 fortran {endian}: peak {peak}"
         );
     }
+    let (r, _, _, peak) = measure(|| b.write_zarr_bytes(Endian::Little, std::io::sink()));
+    r.unwrap();
+    assert!(
+        peak <= WRITE_BUFFER_SIZE + (72 << 10),
+        "bool fortran: peak {peak}"
+    );
 }
