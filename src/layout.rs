@@ -209,12 +209,18 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
         };
         let run = &run[..len.min(run.len())];
         let per_line = (LINE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-        for x in run.iter().step_by(per_line).chain(run.last()) {
+        let hint = |x: &T| {
             if write {
-                safe_arch::prefetch_et0(x);
+                safe_arch::prefetch_et0(x)
             } else {
-                safe_arch::prefetch_t0(x);
+                safe_arch::prefetch_t0(x)
             }
+        };
+        // The first element of each line-long chunk, and the last element: a run that does
+        // not start on a line boundary reaches one line further.
+        run.chunks(per_line).filter_map(<[T]>::first).for_each(hint);
+        if let Some(last) = run.last() {
+            hint(last);
         }
     }
     #[cfg(not(all(
