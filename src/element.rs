@@ -308,8 +308,12 @@ mod kernels {
             if let Some(ahead) = whole.get(i * 64 + AHEAD) {
                 prefetch_t0(ahead);
             }
-            let registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
-            d.copy_from_slice(bytemuck::bytes_of(&registers.map(swap_words::<W>)));
+            let mut registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
+            // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
+            for r in &mut registers {
+                *r = swap_words::<W>(*r);
+            }
+            d.copy_from_slice(bytemuck::bytes_of(&registers));
         }
         super::swapped_words::<W>(src.remainder(), dst.into_remainder());
     }
