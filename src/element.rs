@@ -246,6 +246,15 @@ mod kernels {
     /// in cache for 8-byte words (four registers per step).
     pub const BULK_SWAP: bool = true;
 
+    /// Ask for the cache line [`AHEAD`] bytes past `at` in `bytes`, if there is one: called
+    /// once per 64 bytes of a bulk conversion.
+    #[inline(always)]
+    pub fn request_ahead(bytes: &[u8], at: usize) {
+        if let Some(ahead) = bytes.get(at + AHEAD) {
+            prefetch_t0(ahead);
+        }
+    }
+
     /// Each 2-byte element of a register with its two bytes exchanged.
     #[inline(always)]
     fn swap_pairs(r: m128i) -> m128i {
@@ -305,9 +314,7 @@ mod kernels {
         let mut src = src.chunks_exact(64);
         let mut dst = dst.chunks_exact_mut(64);
         for (i, (s, d)) in (&mut src).zip(&mut dst).enumerate() {
-            if let Some(ahead) = whole.get(i * 64 + AHEAD) {
-                prefetch_t0(ahead);
-            }
+            request_ahead(whole, i * 64);
             let mut registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
             // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
             for r in &mut registers {
@@ -334,6 +341,10 @@ mod kernels {
 
     /// Whether [`swapped`] beats byteorder's bulk conversions: not without SSE2.
     pub(super) const BULK_SWAP: bool = false;
+
+    /// A hint for a bulk conversion: none on these targets.
+    #[inline(always)]
+    pub(super) fn request_ahead(_bytes: &[u8], _at: usize) {}
 }
 
 /// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
@@ -463,8 +474,11 @@ impl sealed::Convert for bool {
         dst.copy_from_slice(bytemuck::cast_slice(src))
     }
     fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = s != 0;
+        for (i, (d, s)) in dst.chunks_mut(64).zip(src.chunks(64)).enumerate() {
+            kernels::request_ahead(src, i * 64);
+            for (d, &s) in d.iter_mut().zip(s) {
+                *d = s != 0;
+            }
         }
     }
     #[inline(always)]
