@@ -270,7 +270,8 @@ mod kernels {
     /// perfect shuffle leave the square transposed.
     #[inline(always)]
     pub fn transposed<T: Pod, const N: usize>(square: [[T; N]; N], swap: bool) -> [[T; N]; N] {
-        let mut rows = square.map(bytemuck::must_cast::<[T; N], m128i>);
+        // Whole-array casts and loops rather than `map`, which can stay out of line.
+        let mut rows = bytemuck::must_cast::<[[T; N]; N], [m128i; N]>(square);
         for _ in 0..N.trailing_zeros() {
             rows = std::array::from_fn(|k| {
                 let (a, b) = (rows[k / 2], rows[k / 2 + N / 2]);
@@ -282,9 +283,11 @@ mod kernels {
             });
         }
         if swap {
-            rows = rows.map(swap_pairs);
+            for r in &mut rows {
+                *r = swap_pairs(*r);
+            }
         }
-        rows.map(bytemuck::must_cast::<m128i, [T; N]>)
+        bytemuck::must_cast::<[m128i; N], [[T; N]; N]>(rows)
     }
 
     /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
