@@ -327,7 +327,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         let n = b.cols * A::SIZE;
         if b.col_step == 1 {
             for r in 0..b.rows {
-                let at = (b.out + r * b.out_row) * A::SIZE;
+                let at = b.stream_row(r) * A::SIZE;
                 A::read(
                     &self.bytes[at..at + n],
                     self.endian,

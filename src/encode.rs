@@ -214,7 +214,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         let n = b.cols * A::SIZE;
         if b.col_step == 1 {
             for r in 0..b.rows {
-                let at = (b.out + r * b.out_row) * A::SIZE;
+                let at = b.stream_row(r) * A::SIZE;
                 A::write(
                     &memory[b.row(r)..][..b.cols],
                     self.endian,

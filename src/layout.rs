@@ -314,6 +314,19 @@ impl Block {
         (lowest..lowest + step * (K - 1) + rows, step)
     }
 
+    /// The part of column `c` that the squares leave (`squares`: the rows and columns they
+    /// cover, from [`squares`]): the lane of its elements in memory and the scratch index
+    /// of its first, or `None` when the squares hold all of it. Always inlined: left out of
+    /// line, it cost complex128 Fortran encoding 0.1 of memcpy.
+    #[inline(always)]
+    fn rest_of_column(&self, c: usize, (rows_k, cols_k): (usize, usize)) -> Option<(Lane, usize)> {
+        let from = if c < cols_k { rows_k } else { 0 };
+        (from < self.rows).then(|| {
+            let lane = Lane::new(self.at(from, c), self.row_step, self.rows - from);
+            (lane, from * self.pitch + c)
+        })
+    }
+
     /// Ask for column `c` of the tile below this one, which the plan visits next, when
     /// its columns run along memory (`write` for a scatter).
     fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
@@ -407,15 +420,11 @@ pub(crate) fn gather<A: Copy, const K: usize>(
     }
     // The rest element by element: rows below the squares, then columns right of them.
     for c in 0..cols {
-        let from = if c < cols_k {
-            rows_k
-        } else {
+        if c >= cols_k {
             block.prefetch_below(memory, c, false);
-            0
-        };
-        if from < block.rows {
-            let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
-            let slots = scratch[from * pitch + c..].iter_mut().step_by(pitch);
+        }
+        if let Some((lane, slot)) = block.rest_of_column(c, (rows_k, cols_k)) {
+            let slots = scratch[slot..].iter_mut().step_by(pitch);
             lane.pair(memory, slots, |s, m| *s = convert(*m));
         }
     }
@@ -457,15 +466,11 @@ pub(crate) fn scatter<A: Copy, const K: usize>(
         }
     }
     for c in 0..cols {
-        let from = if c < cols_k {
-            rows_k
-        } else {
+        if c >= cols_k {
             block.prefetch_below(&*memory, c, true);
-            0
-        };
-        if from < block.rows {
-            let lane = Lane::new(block.at(from, c), block.row_step, block.rows - from);
-            let slots = scratch[from * pitch + c..].iter().step_by(pitch);
+        }
+        if let Some((lane, slot)) = block.rest_of_column(c, (rows_k, cols_k)) {
+            let slots = scratch[slot..].iter().step_by(pitch);
             lane.pair_mut(memory, slots, |m, s| *m = convert(*s));
         }
     }
