@@ -35,13 +35,18 @@ fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
     Ok(())
 }
 
+/// The innermost axis the region does not cover whole, if any: runs span the axes after it.
+fn partial_axis(shape: &[usize], region: &[Range<usize>]) -> Option<usize> {
+    (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k]))
+}
+
 /// How many runs [`runs`] visits: one per index of the axes before the innermost partial
 /// one. Fits `usize`, since the checked chunk holds that many elements.
 fn run_count(shape: &[usize], region: &[Range<usize>]) -> usize {
     if region.iter().any(|r| r.is_empty()) {
         return 0;
     }
-    match (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k])) {
+    match partial_axis(shape, region) {
         Some(partial) => region[..partial].iter().map(|r| r.len()).product(),
         None => 1,
     }
@@ -55,7 +60,7 @@ fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], us
         return;
     }
     // Axes after `partial` are whole: each run spans them, and `partial`'s range.
-    let Some(partial) = (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k])) else {
+    let Some(partial) = partial_axis(shape, region) else {
         let total: usize = shape.iter().product();
         return f(&[], 0, total);
     };
