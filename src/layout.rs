@@ -344,7 +344,7 @@ pub(crate) trait Visitor<V: View> {
     fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
-    /// The visitor's scratch buffer and tile width.
+    /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
 }
 
