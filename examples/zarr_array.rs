@@ -7,20 +7,24 @@
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
 //! ```
 //!
-//! Supported: a regular chunk grid, the `default` or `v2` chunk key encoding with either
-//! separator, and a codec chain of exactly one `bytes` codec. Edge chunks are stored at
-//! full chunk size and cut to the array; a missing chunk reads as the fill value.
+//! Supported: every data type the crate knows (the spec's, and the extension types zarr-python
+//! and tensorstore write: minifloats, sub-byte integers, datetimes, strings, bytes, structs),
+//! a regular chunk grid, the `default` or `v2` chunk key encoding with either separator, and
+//! a codec chain of exactly one `bytes` codec. Edge chunks are stored at full chunk size and
+//! cut to the array; a missing chunk reads as the fill value (`DynArray::full`).
+//!
+//! Chunks are decoded with `decode_dyn`, which checks them, and placed as little-endian
+//! records in one byte array of the array's shape and a trailing axis of the element's
+//! bytes; that array decodes to the whole `DynArray`, whatever its data type.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use half::{bf16, f16};
-use ndarray::{ArrayD, IxDyn, Slice};
-use num_complex::Complex;
+use ndarray::{ArrayD, ArrayViewD, IxDyn, Slice};
 use serde_json::Value;
-use zarr_bytes::{BytesCodec, BytesEncode, DataType, DynArray, Element, Endian};
+use zarr_bytes::{BytesCodec, DataType, DynArray, Endian};
 
 /// Print a line; a closed pipe (`| head`) ends the output quietly instead of panicking.
 macro_rules! say {
@@ -78,12 +82,8 @@ fn read_metadata(dir: &Path) -> Result<Metadata, String> {
         return Err(at("node_type", "not an array".into()));
     }
     let shape = lengths(field(&json, &path, "shape")?, &path, "shape")?;
-    let data_type = match field(&json, &path, "data_type")? {
-        Value::String(name) => name
-            .parse::<DataType>()
-            .map_err(|e| at("data_type", e.to_string()))?,
-        other => return Err(at("data_type", format!("unsupported data type {other}"))),
-    };
+    let data_type: DataType = serde_json::from_value(field(&json, &path, "data_type")?.clone())
+        .map_err(|e| at("data_type", e.to_string()))?;
 
     let grid = field(&json, &path, "chunk_grid")?;
     if grid.get("name") != Some(&Value::from("regular")) {
@@ -223,124 +223,46 @@ fn chunk_indices(grid: &[usize]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// An element type this example can fill and summarise.
-trait Sample: Element + std::fmt::Display {
-    /// The fill value from its JSON form.
-    fn fill(value: &Value) -> Option<Self>;
-    /// The value as a real number, for the summary.
-    fn real(&self) -> Option<f64>;
+/// Records as bytes: `shape` plus a trailing axis of the element's bytes.
+fn records(bytes: Vec<u8>, shape: &[usize], size: usize) -> Result<ArrayD<u8>, String> {
+    let full: Vec<usize> = shape.iter().copied().chain([size]).collect();
+    ArrayD::from_shape_vec(IxDyn(&full), bytes).map_err(|e| e.to_string())
 }
 
-macro_rules! sample_int {
-    ($($t:ty),*) => {$(
-        impl Sample for $t {
-            fn fill(value: &Value) -> Option<Self> {
-                value.as_i64().and_then(|v| <$t>::try_from(v).ok())
-                    .or_else(|| value.as_u64().and_then(|v| <$t>::try_from(v).ok()))
-            }
-            fn real(&self) -> Option<f64> {
-                Some(*self as f64)
-            }
-        }
-    )*};
-}
-sample_int!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-impl Sample for bool {
-    fn fill(value: &Value) -> Option<Self> {
-        value.as_bool()
-    }
-    fn real(&self) -> Option<f64> {
-        Some(*self as u8 as f64)
+/// The slices of `region` on the leading axes, the whole of the trailing byte axis.
+fn slicer(
+    region: &[(usize, usize)],
+    from_zero: bool,
+) -> impl Fn(ndarray::AxisDescription) -> Slice + '_ {
+    move |ax| match region.get(ax.axis.index()) {
+        Some((start, end)) if from_zero => Slice::from(0..end - start),
+        Some((start, end)) => Slice::from(*start..*end),
+        None => Slice::from(..),
     }
 }
 
-/// A float fill value: a number, "NaN", "Infinity", "-Infinity" or "0x" and the bits in hex.
-fn float_fill<T>(
-    value: &Value,
-    from_bits: impl Fn(u64) -> Option<T>,
-    from_f64: impl Fn(f64) -> T,
-) -> Option<T> {
-    match value {
-        Value::Number(n) => n.as_f64().map(from_f64),
-        Value::String(s) => match s.as_str() {
-            "NaN" => Some(from_f64(f64::NAN)),
-            "Infinity" => Some(from_f64(f64::INFINITY)),
-            "-Infinity" => Some(from_f64(f64::NEG_INFINITY)),
-            hex => u64::from_str_radix(hex.strip_prefix("0x")?, 16)
-                .ok()
-                .and_then(from_bits),
-        },
-        _ => None,
-    }
-}
-
-/// Floats of every width: the fill value through [`float_fill`], summarised as `f64`.
-macro_rules! sample_float {
-    ($($t:ty => $bits:ty, $from_f64:expr, $to_f64:expr;)*) => {$(
-        impl Sample for $t {
-            fn fill(value: &Value) -> Option<Self> {
-                float_fill(value, |b| <$bits>::try_from(b).ok().map(<$t>::from_bits), $from_f64)
-            }
-            fn real(&self) -> Option<f64> {
-                Some($to_f64(*self))
-            }
-        }
-    )*};
-}
-
-sample_float! {
-    f16 => u16, f16::from_f64, f16::to_f64;
-    bf16 => u16, bf16::from_f64, bf16::to_f64;
-    f32 => u32, |v| v as f32, f64::from;
-    f64 => u64, |v| v, |v| v;
-}
-
-impl Sample for Complex<f32> {
-    fn fill(value: &Value) -> Option<Self> {
-        let [re, im] = value.as_array()?.as_slice() else {
-            return None;
-        };
-        Some(Complex::new(f32::fill(re)?, f32::fill(im)?))
-    }
-    fn real(&self) -> Option<f64> {
-        None
-    }
-}
-
-impl Sample for Complex<f64> {
-    fn fill(value: &Value) -> Option<Self> {
-        let [re, im] = value.as_array()?.as_slice() else {
-            return None;
-        };
-        Some(Complex::new(f64::fill(re)?, f64::fill(im)?))
-    }
-    fn real(&self) -> Option<f64> {
-        None
-    }
-}
-
-/// A decoded array, its chunk statistics, and what is needed to write it again.
-struct Assembled<T> {
-    array: ArrayD<T>,
-    /// The fill value as an array of one element's shape (`[]`, or `[bytes]` for raw bits).
-    fill: ArrayD<T>,
+/// A decoded array, its chunk statistics, and the little-endian records it came from.
+struct Assembled {
+    array: DynArray,
+    /// The array's little-endian bytes as records.
+    records: ArrayD<u8>,
+    /// One record of the fill value.
+    fill: Vec<u8>,
     read: usize,
     missing: usize,
 }
 
-/// Decode every chunk with `decode_dyn` and place it; missing chunks stay at the fill value.
-fn assemble<T: Element>(
-    meta: &Metadata,
-    dir: &Path,
-    fill: ArrayD<T>,
-    typed: impl Fn(DynArray) -> Result<ArrayD<T>, zarr_bytes::Error>,
-) -> Result<Assembled<T>, String> {
-    let element_axes = fill.shape().to_vec();
-    let full: Vec<usize> = meta.shape.iter().chain(&element_axes).copied().collect();
-    let mut array = fill
-        .broadcast(IxDyn(&full))
-        .ok_or("fill value does not broadcast")?
+/// Decode every chunk with `decode_dyn` and place it; missing chunks hold the fill value.
+fn assemble(meta: &Metadata, dir: &Path) -> Result<Assembled, String> {
+    let little = BytesCodec::new(Endian::Little);
+    let size = meta.data_type.size();
+    let fill_value = meta.fill_value()?;
+    let fill = DynArray::full(&meta.data_type, &[], fill_value)
+        .and_then(|f| little.encode_dyn(&f))
+        .map_err(|e| format!("zarr.json: field `fill_value`: {e}"))?;
+    let mut array = records(fill.clone(), &[], size)?
+        .broadcast(IxDyn(&[meta.shape.as_slice(), &[size]].concat()))
+        .ok_or("the fill value does not broadcast")?
         .to_owned();
     let (mut read, mut missing) = (0, 0);
     for index in chunk_indices(&meta.grid()) {
@@ -356,23 +278,22 @@ fn assemble<T: Element>(
         let chunk = meta
             .codec
             .decode_dyn(&bytes, &meta.data_type, &meta.chunk_shape)
-            .and_then(&typed)
+            .and_then(|chunk| little.encode_dyn(&chunk))
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        let chunk = records(chunk, &meta.chunk_shape, size)?;
         let region = meta.region(&index);
-        let source = chunk.slice_each_axis(|ax| match region.get(ax.axis.index()) {
-            Some((start, end)) => Slice::from(0..end - start),
-            None => Slice::from(..),
-        });
         array
-            .slice_each_axis_mut(|ax| match region.get(ax.axis.index()) {
-                Some((start, end)) => Slice::from(*start..*end),
-                None => Slice::from(..),
-            })
-            .assign(&source);
+            .slice_each_axis_mut(slicer(&region, false))
+            .assign(&chunk.slice_each_axis(slicer(&region, true)));
         read += 1;
     }
+    let bytes = array.as_slice().ok_or("assembled records are contiguous")?;
+    let decoded = little
+        .decode_dyn(bytes, &meta.data_type, &meta.shape)
+        .map_err(|e| e.to_string())?;
     Ok(Assembled {
-        array,
+        array: decoded,
+        records: array,
         fill,
         read,
         missing,
@@ -381,54 +302,43 @@ fn assemble<T: Element>(
 
 /// Write `assembled` as a Zarr array in `out` with the given byte order; chunks that hold
 /// only the fill value are not written, as zarr-python does by default.
-fn write_copy<T: Element>(
+fn write_copy(
     meta: &Metadata,
-    assembled: &Assembled<T>,
+    assembled: &Assembled,
     out: &Path,
     endian: Endian,
 ) -> Result<usize, String> {
     let codec = BytesCodec {
         endian: meta.data_type.endian_applies().then_some(endian),
     };
+    let little = BytesCodec::new(Endian::Little);
     let mut json = meta.json.clone();
     json["codecs"] = serde_json::json!([codec]);
+    json["data_type"] = serde_json::to_value(&meta.data_type).map_err(|e| e.to_string())?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     fs::write(out.join("zarr.json"), text).map_err(|e| format!("{}: {e}", out.display()))?;
 
-    let element_axes = assembled.fill.shape();
-    let chunk_full: Vec<usize> = meta
-        .chunk_shape
-        .iter()
-        .chain(element_axes)
-        .copied()
-        .collect();
-    let fill_chunk = assembled
-        .fill
-        .broadcast(IxDyn(&chunk_full))
-        .ok_or("fill value does not broadcast")?;
-    let fill_bytes = fill_chunk.to_zarr_bytes(endian);
+    let size = meta.data_type.size();
+    let fill_chunk = records(assembled.fill.clone(), &[], size)?
+        .broadcast(IxDyn(&[meta.chunk_shape.as_slice(), &[size]].concat()))
+        .ok_or("the fill value does not broadcast")?
+        .to_owned();
     let mut written = 0;
     for index in chunk_indices(&meta.grid()) {
         let region = meta.region(&index);
-        let mut chunk = fill_chunk.to_owned();
+        let mut chunk = fill_chunk.clone();
         chunk
-            .slice_each_axis_mut(|ax| match region.get(ax.axis.index()) {
-                Some((start, end)) => Slice::from(0..end - start),
-                None => Slice::from(..),
-            })
-            .assign(
-                &assembled
-                    .array
-                    .slice_each_axis(|ax| match region.get(ax.axis.index()) {
-                        Some((start, end)) => Slice::from(*start..*end),
-                        None => Slice::from(..),
-                    }),
-            );
-        let bytes = codec.encode(&chunk).map_err(|e| e.to_string())?;
-        if bytes == fill_bytes {
+            .slice_each_axis_mut(slicer(&region, true))
+            .assign(&assembled.records.slice_each_axis(slicer(&region, false)));
+        if chunk == fill_chunk {
             continue;
         }
+        let bytes = chunk.as_slice().ok_or("a new chunk is contiguous")?;
+        let bytes = little
+            .decode_dyn(bytes, &meta.data_type, &meta.chunk_shape)
+            .and_then(|values| codec.encode_dyn(&values))
+            .map_err(|e| e.to_string())?;
         let path = out.join(meta.chunk_key(&index));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
@@ -446,7 +356,70 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
-fn report<T: Sample>(meta: &Metadata, dir: &Path, a: &Assembled<T>) -> Result<(), String> {
+/// The values as real numbers, for the types that are real numbers.
+fn reals(array: &DynArray) -> Option<Vec<f64>> {
+    fn all<T: Copy>(a: &ArrayD<T>, f: impl Fn(T) -> f64) -> Option<Vec<f64>> {
+        Some(a.iter().map(|&x| f(x)).collect())
+    }
+    match array {
+        DynArray::Bool(a) => all(a, |x| f64::from(u8::from(x))),
+        DynArray::Int8(a) | DynArray::Int2(a) | DynArray::Int4(a) => all(a, f64::from),
+        DynArray::UInt8(a) | DynArray::UInt2(a) | DynArray::UInt4(a) => all(a, f64::from),
+        DynArray::Int16(a) => all(a, f64::from),
+        DynArray::UInt16(a) => all(a, f64::from),
+        DynArray::Int32(a) => all(a, f64::from),
+        DynArray::UInt32(a) => all(a, f64::from),
+        DynArray::Int64(a) => all(a, |x| x as f64),
+        DynArray::UInt64(a) => all(a, |x| x as f64),
+        DynArray::Float16(a) => all(a, f64::from),
+        DynArray::BFloat16(a) => all(a, f64::from),
+        DynArray::Float32(a) => all(a, f64::from),
+        DynArray::Float64(a) => all(a, |x| x),
+        DynArray::Float4E2M1FN(a) => all(a, f64::from),
+        DynArray::Float6E2M3FN(a) => all(a, f64::from),
+        DynArray::Float6E3M2FN(a) => all(a, f64::from),
+        DynArray::Float8E3M4(a) => all(a, f64::from),
+        DynArray::Float8E4M3(a) => all(a, f64::from),
+        DynArray::Float8E4M3B11FNUZ(a) => all(a, f64::from),
+        DynArray::Float8E4M3FN(a) => all(a, f64::from),
+        DynArray::Float8E4M3FNUZ(a) => all(a, f64::from),
+        DynArray::Float8E5M2(a) => all(a, f64::from),
+        DynArray::Float8E5M2FNUZ(a) => all(a, f64::from),
+        DynArray::Float8E8M0FNU(a) => all(a, f64::from),
+        _ => None,
+    }
+}
+
+/// A small array, printed: numbers and text as ndarray prints them.
+fn show(array: &DynArray) -> Option<String> {
+    fn print<T: std::fmt::Display>(a: ArrayViewD<'_, T>) -> Option<String> {
+        Some(a.to_string())
+    }
+    match array {
+        DynArray::FixedLengthUtf32 { values, .. } => print(values.map(|s| format!("{s:?}")).view()),
+        DynArray::NullTerminatedBytes { values, .. } => print(
+            values
+                .map(|b| format!("{:?}", String::from_utf8_lossy(b)))
+                .view(),
+        ),
+        DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+            print(values.view())
+        }
+        DynArray::Struct(s) => Some(
+            s.fields()
+                .map(|(name, field)| {
+                    format!("{name}: {}", show(field).unwrap_or_else(|| "…".into()))
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        other => reals(other)
+            .and_then(|r| ArrayD::from_shape_vec(other.shape(), r).ok())
+            .and_then(|r| print(r.view())),
+    }
+}
+
+fn report(meta: &Metadata, dir: &Path, a: &Assembled) -> Result<(), String> {
     say!("array      {}", dir.display());
     let endian = meta
         .codec
@@ -465,117 +438,44 @@ fn report<T: Sample>(meta: &Metadata, dir: &Path, a: &Assembled<T>) -> Result<()
         a.missing,
         meta.fill_value()?
     );
-    let reals: Vec<f64> = a.array.iter().filter_map(T::real).collect();
-    if !reals.is_empty() {
+    if let Some(reals) = reals(&a.array) {
         let numbers: Vec<f64> = reals.iter().copied().filter(|v| !v.is_nan()).collect();
         let min = numbers.iter().copied().fold(f64::INFINITY, f64::min);
         let max = numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let sum: f64 = numbers.iter().sum();
         say!(
             "values     {} elements: min {min}, max {max}, sum {sum}, NaN {}",
-            a.array.len(),
+            reals.len(),
             reals.len() - numbers.len()
         );
     }
-    let checksum = fnv1a64(&a.array.to_zarr_bytes(Endian::Little));
+    let bytes = a
+        .records
+        .as_slice()
+        .ok_or("assembled records are contiguous")?;
+    let checksum = fnv1a64(bytes);
     say!("checksum   {checksum:#018x} (FNV-1a 64 of the little-endian C-order bytes)");
-    if a.array.len() <= 120 && meta.shape.len() <= 3 {
-        say!("{}", a.array);
+    let count: usize = meta.shape.iter().product();
+    if count <= 120 && meta.shape.len() <= 3 {
+        if let Some(text) = show(&a.array) {
+            say!("{text}");
+        }
     }
     Ok(())
 }
 
-/// Read, report and optionally copy one array of element type `T`.
-fn process<T: Sample>(
-    meta: &Metadata,
-    dir: &Path,
-    write: Option<(&Path, Endian)>,
-    fill: ArrayD<T>,
-    typed: impl Fn(DynArray) -> Result<ArrayD<T>, zarr_bytes::Error>,
-) -> Result<(), String> {
-    let assembled = assemble(meta, dir, fill, typed)?;
-    report(meta, dir, &assembled)?;
+fn open(dir: &Path, write: Option<(&Path, Endian)>) -> Result<(), String> {
+    let meta = read_metadata(dir)?;
+    let assembled = assemble(&meta, dir)?;
+    report(&meta, dir, &assembled)?;
     if let Some((out, endian)) = write {
-        let written = write_copy(meta, &assembled, out, endian)?;
+        let written = write_copy(&meta, &assembled, out, endian)?;
         say!(
             "wrote      {} in {endian} endian: zarr.json and {written} chunk files",
             out.display()
         );
     }
     Ok(())
-}
-
-fn typed_fill<T: Sample>(meta: &Metadata) -> Result<ArrayD<T>, String> {
-    let value = meta.fill_value()?;
-    let fill = T::fill(value).ok_or_else(|| {
-        format!(
-            "zarr.json: field `fill_value`: {value} is no {} value",
-            meta.data_type
-        )
-    })?;
-    Ok(ndarray::arr0(fill).into_dyn())
-}
-
-fn open(dir: &Path, write: Option<(&Path, Endian)>) -> Result<(), String> {
-    let meta = read_metadata(dir)?;
-    macro_rules! typed {
-        ($t:ty) => {
-            process::<$t>(&meta, dir, write, typed_fill::<$t>(&meta)?, |d| {
-                d.try_into()
-            })
-        };
-    }
-    match meta.data_type {
-        DataType::Bool => typed!(bool),
-        DataType::Int8 => typed!(i8),
-        DataType::Int16 => typed!(i16),
-        DataType::Int32 => typed!(i32),
-        DataType::Int64 => typed!(i64),
-        DataType::UInt8 => typed!(u8),
-        DataType::UInt16 => typed!(u16),
-        DataType::UInt32 => typed!(u32),
-        DataType::UInt64 => typed!(u64),
-        DataType::Float16 => typed!(f16),
-        DataType::BFloat16 => typed!(bf16),
-        DataType::Float32 => typed!(f32),
-        DataType::Float64 => typed!(f64),
-        DataType::Complex64 => typed!(Complex<f32>),
-        DataType::Complex128 => typed!(Complex<f64>),
-        DataType::RawBits(bits) => {
-            // Raw bits: bytes with a trailing axis; the fill value is a list of bytes.
-            let value = meta.fill_value()?;
-            let bytes: Option<Vec<u8>> = value
-                .as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-                        .collect()
-                })
-                .unwrap_or(None);
-            let fill = match bytes {
-                Some(b) if b.len() == bits / 8 => {
-                    ArrayD::from_shape_vec(IxDyn(&[b.len()]), b).map_err(|e| e.to_string())?
-                }
-                _ => {
-                    return Err(format!(
-                        "zarr.json: field `fill_value`: {value} is no list of {} bytes",
-                        bits / 8
-                    ))
-                }
-            };
-            process::<u8>(&meta, dir, write, fill, |d| match d {
-                DynArray::RawBits(a) => Ok(a),
-                other => Err(zarr_bytes::Error::TypeMismatch {
-                    expected: meta.data_type,
-                    found: other.data_type(),
-                }),
-            })
-        }
-        other => Err(format!(
-            "zarr.json: field `data_type`: {other} is not supported by this example"
-        )),
-    }
 }
 
 fn run() -> Result<(), String> {

@@ -54,7 +54,7 @@ impl BytesCodec {
         data_type.check()?;
         if self.endian.is_none() && data_type.endian_applies() {
             return Err(Error::EndianRequired {
-                data_type: *data_type,
+                data_type: data_type.clone(),
             });
         }
         Ok(())

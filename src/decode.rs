@@ -165,10 +165,16 @@ pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result
 
 /// The element count of `shape` after checking that `bytes` has its exact size.
 pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
-    let len = layout::checked_len(shape, A::SIZE)?;
-    if bytes.len() != len * A::SIZE {
+    checked_size(shape, A::SIZE, bytes)
+}
+
+/// The element count of `shape` after checking that `bytes` holds exactly that many
+/// elements of `size` bytes.
+pub(crate) fn checked_size(shape: &[usize], size: usize, bytes: &[u8]) -> Result<usize, Error> {
+    let len = layout::checked_len(shape, size)?;
+    if bytes.len() != len * size {
         return Err(Error::LengthMismatch {
-            expected: len * A::SIZE,
+            expected: len * size,
             actual: bytes.len(),
         });
     }

@@ -10,13 +10,15 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use crate::minifloat;
 use crate::{DataType, Endian};
 
 /// A fixed-size element type the `bytes` codec can encode.
 ///
 /// Sealed: implemented for `bool`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`,
-/// [`half::f16`], [`half::bf16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>` and `[u8; N]` (the raw bits
-/// type `r{8N}`, copied byte for byte whatever the endian).
+/// [`half::f16`], [`half::bf16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>`,
+/// `Complex<f16>`, `Complex<bf16>`, the [`minifloat`](crate::minifloat) types and `[u8; N]`
+/// (the raw bits type `r{8N}`, copied byte for byte whatever the endian).
 ///
 /// # Examples
 ///
@@ -420,6 +422,38 @@ fn swar<const LANES: usize>(mut words: [u64; LANES]) -> [u64; LANES] {
     words
 }
 
+/// A minifloat in the low bits of a byte. Its values keep the high bits clear, so encoding
+/// is a copy; decoding clears them. Not `Pod` (a byte with high bits set is no value), so
+/// bytes are never cast to it: [`view_zarr_bytes`](crate::view_zarr_bytes) declines.
+macro_rules! low_bits {
+    ($t:ty, $d:ident) => {
+        impl Element for $t {
+            const SIZE: usize = 1;
+            const DATA_TYPE: DataType = DataType::$d;
+        }
+        impl sealed::Convert for $t {
+            fn is_verbatim(_: Endian) -> bool {
+                true
+            }
+            fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
+                dst.copy_from_slice(bytemuck::cast_slice(src))
+            }
+            fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = <$t>::from_bits(s);
+                }
+            }
+            fn cast(_: &[u8]) -> Option<&[Self]> {
+                None
+            }
+            #[inline(always)]
+            fn swapped(self) -> Self {
+                self
+            }
+        }
+    };
+}
+
 element!(u8 => u8, UInt8, words8);
 element!(i8 => u8, Int8, words8);
 element!(u16 => u16, UInt16, words4);
@@ -434,6 +468,46 @@ element!(i64 => u64, Int64);
 element!(f64 => u64, Float64);
 element!(Complex<f32> => u32, Complex64);
 element!(Complex<f64> => u64, Complex128);
+element!(Complex<f16> => u16, ComplexFloat16);
+element!(Complex<bf16> => u16, ComplexBFloat16);
+element!(minifloat::Float8E3M4 => u8, Float8E3M4, words8);
+element!(minifloat::Float8E4M3 => u8, Float8E4M3, words8);
+element!(minifloat::Float8E4M3B11FNUZ => u8, Float8E4M3B11FNUZ, words8);
+element!(minifloat::Float8E4M3FN => u8, Float8E4M3FN, words8);
+element!(minifloat::Float8E4M3FNUZ => u8, Float8E4M3FNUZ, words8);
+element!(minifloat::Float8E5M2 => u8, Float8E5M2, words8);
+element!(minifloat::Float8E5M2FNUZ => u8, Float8E5M2FNUZ, words8);
+element!(minifloat::Float8E8M0FNU => u8, Float8E8M0FNU, words8);
+low_bits!(minifloat::Float4E2M1FN, Float4E2M1FN);
+low_bits!(minifloat::Float6E2M3FN, Float6E2M3FN);
+low_bits!(minifloat::Float6E3M2FN, Float6E3M2FN);
+
+/// Integers held in the low bits of a byte (`int2`, `int4` as `i8`; `uint2`, `uint4` as
+/// `u8`): what a stored byte means, and what a value stores.
+pub(crate) trait Narrow: Element + PartialEq + Into<i64> {
+    /// The value of the low `bits` bits of `x`: sign-extended, or masked.
+    fn widen(x: Self, bits: u32) -> Self;
+    /// The byte that stores `x`, which fits: its low `bits` bits, the others zero.
+    fn narrow(x: Self, bits: u32) -> Self;
+}
+
+impl Narrow for i8 {
+    fn widen(x: i8, bits: u32) -> i8 {
+        (x << (8 - bits)) >> (8 - bits)
+    }
+    fn narrow(x: i8, bits: u32) -> i8 {
+        (x as u8 & (0xff >> (8 - bits))) as i8
+    }
+}
+
+impl Narrow for u8 {
+    fn widen(x: u8, bits: u32) -> u8 {
+        x & (0xff >> (8 - bits))
+    }
+    fn narrow(x: u8, bits: u32) -> u8 {
+        Self::widen(x, bits)
+    }
+}
 
 /// Raw bits `r{8N}`: N bytes copied as they are.
 impl<const N: usize> Element for [u8; N] {

@@ -50,7 +50,8 @@ pub enum Error {
         /// The value as given.
         value: String,
     },
-    /// Bytes that cannot be viewed without converting them: another byte order.
+    /// Bytes that cannot be viewed without converting them: another byte order, or a type
+    /// held in the low bits of a byte, whose high bits decoding clears.
     NeedsConversion {
         /// The element's data type.
         data_type: DataType,
@@ -123,6 +124,91 @@ pub enum Error {
         /// The data type in hand.
         found: DataType,
     },
+    /// A data type whose JSON form is not one this crate reads: a missing, unknown or
+    /// mistyped key of its `configuration`.
+    InvalidConfiguration {
+        /// The data type's name.
+        name: String,
+        /// What is wrong, in words.
+        reason: String,
+    },
+    /// A datetime or timedelta unit that is none of `Y`, `M`, `W`, `D`, `h`, `m`, `s`,
+    /// `ms`, `us`, `ns`, `ps`, `fs`, `as` and `generic`.
+    UnknownTimeUnit {
+        /// The unit as given.
+        unit: String,
+    },
+    /// A datetime or timedelta scale factor outside `1..=2^31-1`.
+    InvalidScaleFactor {
+        /// The scale factor as given (its JSON text).
+        value: String,
+    },
+    /// A `length_bytes` of zero, or one that is no multiple of 4 for `fixed_length_utf32`.
+    InvalidLengthBytes {
+        /// The data type's name.
+        name: String,
+        /// The length as given.
+        length_bytes: usize,
+    },
+    /// A struct data type or array with no fields.
+    EmptyStruct,
+    /// A struct with two fields of one name.
+    DuplicateField {
+        /// The repeated name.
+        name: String,
+    },
+    /// Structs nested deeper than [`DataType::MAX_DEPTH`] levels.
+    NestingTooDeep {
+        /// The deepest nesting accepted.
+        limit: usize,
+    },
+    /// A struct whose fields add up to more than `isize::MAX` bytes.
+    StructTooLarge,
+    /// A struct field whose array does not have the struct's shape.
+    FieldShapeMismatch {
+        /// The field's name.
+        name: String,
+        /// The struct's shape (that of its first field).
+        expected: Vec<usize>,
+        /// The field's shape.
+        actual: Vec<usize>,
+    },
+    /// A UTF-32 code unit that is no Unicode scalar value (a surrogate, or past U+10FFFF).
+    InvalidCodeUnit {
+        /// Offset of the code unit's first byte in the encoded bytes.
+        offset: usize,
+        /// The code unit.
+        value: u32,
+    },
+    /// An integer that does not fit its data type on encode (`int4` 9).
+    OutOfRange {
+        /// The data type.
+        data_type: DataType,
+        /// The element's index in logical C order.
+        index: usize,
+        /// The value.
+        value: i64,
+    },
+    /// A string or byte string longer than its data type holds on encode.
+    TooLong {
+        /// The data type.
+        data_type: DataType,
+        /// The element's index in logical C order.
+        index: usize,
+        /// Its length: code units for strings, bytes for byte strings.
+        len: usize,
+        /// The most the data type holds, in the same units.
+        max: usize,
+    },
+    /// A `fill_value` that is not of the form its data type takes.
+    InvalidFillValue {
+        /// The data type.
+        data_type: DataType,
+        /// The fill value, as JSON text.
+        value: String,
+        /// The forms accepted.
+        expected: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -152,10 +238,14 @@ impl fmt::Display for Error {
             Error::InvalidEndian { value } => {
                 write!(f, "invalid endian {value:?}: must be \"little\" or \"big\"")
             }
-            Error::NeedsConversion { data_type, endian } => write!(
+            Error::NeedsConversion { data_type, endian } if data_type.endian_applies() => write!(
                 f,
                 "{endian}-endian {data_type} bytes need conversion on this {}-endian machine: they cannot be viewed",
                 Endian::NATIVE
+            ),
+            Error::NeedsConversion { data_type, .. } => write!(
+                f,
+                "{data_type} bytes need conversion (their unused high bits are ignored): they cannot be viewed"
             ),
             Error::Misaligned { offset, align } => write!(
                 f,
@@ -189,6 +279,69 @@ impl fmt::Display for Error {
             Error::TypeMismatch { expected, found } => {
                 write!(f, "data type mismatch: expected {expected}, found {found}")
             }
+            Error::InvalidConfiguration { name, reason } => {
+                write!(f, "invalid configuration of data type {name:?}: {reason}")
+            }
+            Error::UnknownTimeUnit { unit } => write!(
+                f,
+                "unknown time unit {unit:?}: must be one of Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, generic"
+            ),
+            Error::InvalidScaleFactor { value } => write!(
+                f,
+                "invalid scale factor {value}: must be an integer from 1 to 2147483647"
+            ),
+            Error::InvalidLengthBytes { name, length_bytes } => {
+                let rule = if name == "fixed_length_utf32" {
+                    "a positive multiple of 4"
+                } else {
+                    "positive"
+                };
+                write!(f, "invalid length_bytes {length_bytes} of {name}: must be {rule}")
+            }
+            Error::EmptyStruct => f.write_str("a struct needs at least one field"),
+            Error::DuplicateField { name } => {
+                write!(f, "struct field {name:?} appears more than once")
+            }
+            Error::NestingTooDeep { limit } => {
+                write!(f, "structs nested more than {limit} levels deep")
+            }
+            Error::StructTooLarge => {
+                f.write_str("struct too large: its fields add up to more than isize::MAX bytes")
+            }
+            Error::FieldShapeMismatch {
+                name,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "struct field {name:?} has shape {actual:?}, not the struct's shape {expected:?}"
+            ),
+            Error::InvalidCodeUnit { offset, value } => write!(
+                f,
+                "invalid UTF-32 code unit {value:#x} at offset {offset}: not a Unicode scalar value"
+            ),
+            Error::OutOfRange {
+                data_type,
+                index,
+                value,
+            } => write!(f, "value {value} at index {index} does not fit {data_type}"),
+            Error::TooLong {
+                data_type,
+                index,
+                len,
+                max,
+            } => write!(
+                f,
+                "element {index} is {len} long, more than {data_type} holds ({max})"
+            ),
+            Error::InvalidFillValue {
+                data_type,
+                value,
+                expected,
+            } => write!(
+                f,
+                "invalid fill value {value} for {data_type}: expected {expected}"
+            ),
         }
     }
 }

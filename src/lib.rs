@@ -101,22 +101,27 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod codec;
+#[macro_use]
 mod data_type;
+mod codec;
 mod decode;
 mod dyn_array;
 mod element;
 mod encode;
 mod endian;
 mod error;
+mod fill;
 mod layout;
+pub mod minifloat;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod region;
+mod struct_array;
+mod text;
 mod view;
 
 pub use codec::BytesCodec;
-pub use data_type::DataType;
+pub use data_type::{DataType, StructField, TimeUnit};
 pub use decode::{BytesDecode, BytesDecodeInto, READ_BUFFER_SIZE};
 pub use dyn_array::DynArray;
 pub use element::Element;
@@ -124,6 +129,7 @@ pub use encode::{BytesEncode, WRITE_BUFFER_SIZE};
 pub use endian::Endian;
 pub use error::Error;
 pub use region::{decode_region, encode_region_into, region_byte_ranges};
+pub use struct_array::StructArray;
 pub use view::{cow_zarr_bytes, view_zarr_bytes};
 
 /// The README's examples run as doctests.

@@ -48,9 +48,15 @@ where
     }
     check_invalid::<A>(bytes, 0)?;
     let align = std::mem::align_of::<A>();
-    let elements = A::cast(bytes).ok_or(Error::Misaligned {
-        offset: bytes.as_ptr() as usize % align,
-        align,
+    let offset = bytes.as_ptr() as usize % align;
+    let elements = A::cast(bytes).ok_or(if offset != 0 {
+        Error::Misaligned { offset, align }
+    } else {
+        // Aligned, yet no cast: a type whose bytes always need their high bits cleared.
+        Error::NeedsConversion {
+            data_type: A::DATA_TYPE,
+            endian,
+        }
     })?;
     ArrayView::from_shape(dim, elements).map_err(|_| Error::ShapeOverflow {
         element_size: A::SIZE,

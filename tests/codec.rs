@@ -193,7 +193,7 @@ fn validate_needs_endian_for_multi_byte_types_only() {
     ] {
         let t: DataType = t.parse().unwrap();
         let e = none.validate(&t).unwrap_err();
-        assert!(matches!(e, Error::EndianRequired { data_type } if data_type == t));
+        assert!(matches!(&e, Error::EndianRequired { data_type } if *data_type == t));
         assert!(e.to_string().contains(&t.to_string()));
         BytesCodec::new(Endian::Big).validate(&t).unwrap();
     }

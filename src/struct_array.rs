@@ -1,0 +1,156 @@
+//! Arrays of structs, held as one array per field, and the packed records they encode to.
+
+use crate::decode::checked_size;
+use crate::{DataType, DynArray, Endian, Error, StructField};
+
+/// An array of a [`DataType::Struct`]: one array per field, all of one shape, in the
+/// struct's order (a column per field, as numpy users read `a["field"]`). Nested structs
+/// are [`DynArray::Struct`] fields.
+///
+/// Encoded, each element is a record: its fields' encodings packed in order with no
+/// padding, each field converted by its own data type's rule.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{arr1, ArrayD};
+/// use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, StructArray};
+///
+/// let s = StructArray::new(vec![
+///     ("id".into(), DynArray::from(arr1(&[1u16, 2]).into_dyn())),
+///     ("ok".into(), DynArray::from(arr1(&[true, false]).into_dyn())),
+/// ])?;
+/// assert_eq!(s.shape(), &[2]);
+/// assert_eq!(s.data_type().size(), 3);
+/// let codec = BytesCodec::new(Endian::Big);
+/// let bytes = codec.encode_dyn(&DynArray::Struct(s.clone()))?;
+/// assert_eq!(bytes, [0, 1, 1, 0, 2, 0]);
+/// let back = codec.decode_dyn(&bytes, &s.data_type(), &[2])?;
+/// assert_eq!(back, DynArray::Struct(s));
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructArray {
+    fields: Vec<(String, DynArray)>,
+    shape: Vec<usize>,
+}
+
+impl StructArray {
+    /// A struct array of these fields, in this order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EmptyStruct`] for no fields, [`Error::DuplicateField`] for a repeated name,
+    /// [`Error::FieldShapeMismatch`] for a field whose shape is not the first field's, and
+    /// the errors of [`DataType::check`] for the struct's data type.
+    pub fn new(fields: Vec<(String, DynArray)>) -> Result<Self, Error> {
+        let shape = match fields.first() {
+            Some((_, first)) => first.shape().to_vec(),
+            None => return Err(Error::EmptyStruct),
+        };
+        if let Some((name, a)) = fields.iter().find(|(_, a)| a.shape() != shape) {
+            return Err(Error::FieldShapeMismatch {
+                name: name.clone(),
+                expected: shape,
+                actual: a.shape().to_vec(),
+            });
+        }
+        let array = StructArray { fields, shape };
+        array.data_type().check()?;
+        Ok(array)
+    }
+
+    /// The fields, in order: each name and its array.
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &DynArray)> {
+        self.fields.iter().map(|(name, a)| (name.as_str(), a))
+    }
+
+    /// The field of this name, if there is one.
+    pub fn field(&self, name: &str) -> Option<&DynArray> {
+        self.fields().find(|(n, _)| *n == name).map(|(_, a)| a)
+    }
+
+    /// The fields, taken apart.
+    pub fn into_fields(self) -> Vec<(String, DynArray)> {
+        self.fields
+    }
+
+    /// The shape, every field's.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The struct data type of the elements.
+    pub fn data_type(&self) -> DataType {
+        DataType::Struct(
+            self.fields
+                .iter()
+                .map(|(name, a)| StructField {
+                    name: name.clone(),
+                    data_type: a.data_type(),
+                })
+                .collect(),
+        )
+    }
+
+    /// Decode packed records of the checked struct type `fields`.
+    pub(crate) fn decode(
+        bytes: &[u8],
+        fields: &[StructField],
+        record: usize,
+        shape: &[usize],
+        endian: Endian,
+    ) -> Result<StructArray, Error> {
+        let len = checked_size(shape, record, bytes)?;
+        let mut offset = 0;
+        let mut arrays = Vec::with_capacity(fields.len());
+        for field in fields {
+            let size = field.data_type.size();
+            let mut column = Vec::with_capacity(len * size);
+            for element in bytes.chunks_exact(record) {
+                column.extend_from_slice(&element[offset..offset + size]);
+            }
+            let array = DynArray::decode(&column, &field.data_type, shape, endian)
+                .map_err(|e| in_record(e, record, offset, size))?;
+            arrays.push((field.name.clone(), array));
+            offset += size;
+        }
+        Ok(StructArray {
+            fields: arrays,
+            shape: shape.to_vec(),
+        })
+    }
+
+    /// Encode as packed records.
+    pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
+        let record = self.data_type().size();
+        let len = crate::layout::checked_len(&self.shape, record)?;
+        let mut out = vec![0u8; len * record];
+        let mut offset = 0;
+        for (_, array) in &self.fields {
+            let column = array.encode(endian)?;
+            let size = array.data_type().size();
+            for (element, value) in out.chunks_exact_mut(record).zip(column.chunks_exact(size)) {
+                element[offset..offset + size].copy_from_slice(value);
+            }
+            offset += size;
+        }
+        Ok(out)
+    }
+}
+
+/// An error at a byte offset of a field's column, moved to its offset in the records.
+fn in_record(e: Error, record: usize, offset: usize, size: usize) -> Error {
+    let at = |o: usize| o / size * record + offset + o % size;
+    match e {
+        Error::InvalidBool { offset: o, value } => Error::InvalidBool {
+            offset: at(o),
+            value,
+        },
+        Error::InvalidCodeUnit { offset: o, value } => Error::InvalidCodeUnit {
+            offset: at(o),
+            value,
+        },
+        other => other,
+    }
+}
