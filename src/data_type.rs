@@ -261,8 +261,9 @@ pub struct StructField {
 const MAX_SCALE_FACTOR: u64 = (1 << 31) - 1;
 
 impl DataType {
-    /// How deep structs may nest: a struct of plain fields is 1 level deep.
-    pub const MAX_DEPTH: usize = 32;
+    /// How deep structs may nest: a struct of plain fields is 1 level deep. JSON text
+    /// nests four levels per struct, so this keeps well inside serde_json's own limit.
+    pub const MAX_DEPTH: usize = 16;
 
     /// Bytes per element (`bits / 8` for raw bits, the sum of the fields for a struct,
     /// saturating at `usize::MAX`).
@@ -312,11 +313,7 @@ impl DataType {
     /// [`Error::InvalidLengthBytes`], [`Error::EmptyStruct`], [`Error::DuplicateField`],
     /// [`Error::NestingTooDeep`] and [`Error::StructTooLarge`].
     pub fn check(&self) -> Result<(), Error> {
-        self.check_at(1)?;
-        if self.size() > isize::MAX as usize {
-            return Err(Error::StructTooLarge);
-        }
-        Ok(())
+        self.check_at(1)
     }
 
     fn check_at(&self, depth: usize) -> Result<(), Error> {
@@ -353,6 +350,9 @@ impl DataType {
                 }
                 if fields.is_empty() {
                     return Err(Error::EmptyStruct);
+                }
+                if self.size() > isize::MAX as usize {
+                    return Err(Error::StructTooLarge);
                 }
                 for (i, field) in fields.iter().enumerate() {
                     if fields[..i].iter().any(|f| f.name == field.name) {
@@ -501,7 +501,7 @@ impl DataType {
                 }
             }
             "struct" | "structured" => {
-                if depth >= Self::MAX_DEPTH {
+                if depth > Self::MAX_DEPTH {
                     return Err(Error::NestingTooDeep {
                         limit: Self::MAX_DEPTH,
                     });
@@ -645,10 +645,11 @@ impl fmt::Display for DataType {
 impl FromStr for DataType {
     type Err = Error;
 
-    /// Parse a Zarr data type name, or a JSON object as [`Display`](fmt::Display) prints it;
-    /// raw bits are `r` and a positive multiple of 8 written without sign or leading zeros.
+    /// Parse a Zarr data type name, or JSON text (an object as [`Display`](fmt::Display)
+    /// prints it); raw bits are `r` and a positive multiple of 8 written without sign or
+    /// leading zeros.
     fn from_str(text: &str) -> Result<Self, Error> {
-        if text.starts_with('{') {
+        if text.starts_with(['{', '[', '"']) {
             let value: Value = serde_json::from_str(text)
                 .map_err(|e| invalid("", format!("malformed JSON: {e}")))?;
             return DataType::from_json(&value, 1);

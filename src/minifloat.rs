@@ -136,10 +136,7 @@ impl Format {
             Some(0) => 0,
             Some(above) => {
                 let below = above - 1;
-                let (low, high) = (
-                    magnitude - self.value(below),
-                    self.value(above) - magnitude,
-                );
+                let (low, high) = (magnitude - self.value(below), self.value(above) - magnitude);
                 match low.partial_cmp(&high) {
                     Some(Ordering::Less) => below,
                     Some(Ordering::Greater) => above,

@@ -126,6 +126,17 @@ fn layouts_complex128() {
 fn layouts_r24() {
     check_type::<[u8; 3]>();
 }
+#[test]
+fn layouts_complex_float16() {
+    check_type::<Complex<half::bf16>>();
+    check_type::<Complex<f16>>();
+}
+#[test]
+fn layouts_minifloats() {
+    // Pod 8-bit codes through the 1-byte squares, and codes in the low bits of a byte.
+    check_type::<zarr_bytes::minifloat::Float8E4M3FN>();
+    check_type::<zarr_bytes::minifloat::Float4E2M1FN>();
+}
 
 #[test]
 fn layouts_bool() {

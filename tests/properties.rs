@@ -12,8 +12,8 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
-    cow_zarr_bytes, decode_region, encode_region_into, region_byte_ranges, view_zarr_bytes,
-    BytesDecode, BytesDecodeInto, BytesEncode, Endian,
+    cow_zarr_bytes, decode_region, encode_region_into, minifloat, region_byte_ranges,
+    view_zarr_bytes, BytesDecode, BytesDecodeInto, BytesEncode, Endian,
 };
 
 /// A reader that gives one byte per call.
@@ -168,4 +168,17 @@ properties! {
     complex128: Complex<f64>,
     r16: [u8; 2],
     r24: [u8; 3],
+    complex_float16: Complex<f16>,
+    complex_bfloat16: Complex<bf16>,
+    float4_e2m1fn: minifloat::Float4E2M1FN,
+    float6_e2m3fn: minifloat::Float6E2M3FN,
+    float6_e3m2fn: minifloat::Float6E3M2FN,
+    float8_e3m4: minifloat::Float8E3M4,
+    float8_e4m3: minifloat::Float8E4M3,
+    float8_e4m3b11fnuz: minifloat::Float8E4M3B11FNUZ,
+    float8_e4m3fn: minifloat::Float8E4M3FN,
+    float8_e4m3fnuz: minifloat::Float8E4M3FNUZ,
+    float8_e5m2: minifloat::Float8E5M2,
+    float8_e5m2fnuz: minifloat::Float8E5M2FNUZ,
+    float8_e8m0fnu: minifloat::Float8E8M0FNU,
 }

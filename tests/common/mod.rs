@@ -87,6 +87,51 @@ impl Bits for Complex<f64> {
     }
 }
 
+impl Bits for Complex<f16> {
+    fn to_bits(self) -> Vec<u64> {
+        vec![self.re.to_bits() as u64, self.im.to_bits() as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        Complex::new(f16::from_bits(b[0] as u16), f16::from_bits(b[1] as u16))
+    }
+}
+
+impl Bits for Complex<bf16> {
+    fn to_bits(self) -> Vec<u64> {
+        vec![self.re.to_bits() as u64, self.im.to_bits() as u64]
+    }
+    fn from_bits(b: &[u64]) -> Self {
+        Complex::new(bf16::from_bits(b[0] as u16), bf16::from_bits(b[1] as u16))
+    }
+}
+
+/// Minifloats: the code (`from_bits` keeps the bits the type uses).
+macro_rules! bits_minifloat {
+    ($($t:ident),*) => {$(
+        impl Bits for zarr_bytes::minifloat::$t {
+            fn to_bits(self) -> Vec<u64> {
+                vec![zarr_bytes::minifloat::$t::to_bits(self) as u64]
+            }
+            fn from_bits(b: &[u64]) -> Self {
+                zarr_bytes::minifloat::$t::from_bits(b[0] as u8)
+            }
+        }
+    )*};
+}
+bits_minifloat!(
+    Float4E2M1FN,
+    Float6E2M3FN,
+    Float6E3M2FN,
+    Float8E3M4,
+    Float8E4M3,
+    Float8E4M3B11FNUZ,
+    Float8E4M3FN,
+    Float8E4M3FNUZ,
+    Float8E5M2,
+    Float8E5M2FNUZ,
+    Float8E8M0FNU
+);
+
 impl<const N: usize> Bits for [u8; N] {
     fn to_bits(self) -> Vec<u64> {
         self.iter().map(|&b| b as u64).collect()
