@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 type Check = fn(&[u8]) -> bool;
 
 /// The fuzz targets and the check each one runs.
-const TARGETS: [(&str, Check); 3] = [
+const TARGETS: [(&str, Check); 4] = [
     ("decode_dyn", hostile::decode_dyn),
+    ("fill", hostile::fill),
     ("metadata", hostile::metadata),
     ("region", hostile::region),
 ];

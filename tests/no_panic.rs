@@ -43,6 +43,54 @@ fn decode_dyn_never_panics() {
 }
 
 #[test]
+fn fill_values_never_panic() {
+    let mut rng = SplitMix(4);
+    let pieces = [
+        "0",
+        "-1",
+        "9",
+        "1.5",
+        "-0.0",
+        "1e400",
+        "true",
+        "\"NaN\"",
+        "\"Infinity\"",
+        "\"0x7f\"",
+        "\"0xffff\"",
+        "\"NaT\"",
+        "\"AQI=\"",
+        "\"héllo\"",
+        "\"YQAA\"",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        "\"a\"",
+        "\"b\"",
+        "\"c\"",
+        "null",
+    ];
+    let mut ok = 0;
+    for _ in 0..cases() {
+        // A data type, a shape, then a fill value built from the pieces.
+        let mut input = vec![rng.next() as u8, rng.next() as u8, rng.next() as u8];
+        // One piece half the time (a whole value), otherwise up to seven.
+        let n = if rng.next() % 2 == 0 {
+            1
+        } else {
+            rng.next() % 8
+        };
+        for _ in 0..n {
+            input.extend_from_slice(pieces[rng.next() as usize % pieces.len()].as_bytes());
+        }
+        ok += usize::from(hostile::fill(&input));
+    }
+    assert!(ok * 50 > cases(), "{ok} of {} filled", cases());
+}
+
+#[test]
 fn metadata_never_panics() {
     let mut rng = SplitMix(2);
     let pieces = [
@@ -69,6 +117,14 @@ fn metadata_never_panics() {
         "\"",
         "\\u0000",
         " ",
+        "{\"name\":",
+        "\"struct\"",
+        "\"configuration\":",
+        "{\"fields\":[",
+        "\"numpy.datetime64\"",
+        "{\"unit\":\"s\",\"scale_factor\":",
+        "\"length_bytes\":",
+        "\"data_type\":",
     ];
     let mut ok = 0;
     for _ in 0..cases() {
