@@ -64,7 +64,7 @@ impl Format {
 
     fn is_nan(&self, code: u8) -> bool {
         let magnitude = code & !self.sign_bit() & self.mask();
-        let top_exponent = self.mask() >> 1 >> self.mantissa << self.mantissa;
+        let top_exponent = self.top_exponent();
         match self.specials {
             Specials::Ieee => {
                 magnitude & top_exponent == top_exponent && magnitude & !top_exponent != 0
@@ -78,8 +78,7 @@ impl Format {
 
     fn is_infinite(&self, code: u8) -> bool {
         let magnitude = code & !self.sign_bit() & self.mask();
-        self.specials == Specials::Ieee
-            && magnitude == self.mask() >> 1 >> self.mantissa << self.mantissa
+        self.specials == Specials::Ieee && magnitude == self.top_exponent()
     }
 
     /// The exact value of `code`.
@@ -88,7 +87,8 @@ impl Format {
         let negative = code & self.sign_bit() != 0;
         let sign = if negative { -1.0 } else { 1.0 };
         if self.is_nan(code) {
-            return sign * f32::NAN;
+            // Negated, not multiplied: a product's NaN sign is the hardware's choice.
+            return if negative { -f32::NAN } else { f32::NAN };
         }
         if self.is_infinite(code) {
             return sign * f32::INFINITY;
@@ -120,9 +120,8 @@ impl Format {
         if x.is_nan() {
             return self.nan_code(sign);
         }
-        if self.specials == Specials::ExponentOnly && x <= 0.0 {
-            // No zero and no sign.
-            return self.nan_code(0);
+        if self.specials == Specials::ExponentOnly {
+            return exponent_of(x);
         }
         // Codes of one sign grow with their value, up to the largest finite one.
         let top = (0..=self.mask() & !self.sign_bit())
@@ -163,25 +162,50 @@ impl Format {
         code | sign
     }
 
+    /// The code ml_dtypes gives a NaN of this sign.
     fn nan_code(&self, sign: u8) -> u8 {
         match self.specials {
-            Specials::Ieee => sign | (self.mask() >> 1),
+            // The quiet NaN: top exponent, top mantissa bit.
+            Specials::Ieee => sign | self.top_exponent() | 1 << (self.mantissa - 1),
             Specials::AllOnesNan => sign | (self.mask() >> 1),
             Specials::NegativeZeroNan => self.sign_bit(),
-            Specials::None => 0,
+            // No NaN: ml_dtypes gives the zero of the other sign.
+            Specials::None => sign ^ self.sign_bit(),
             Specials::ExponentOnly => 0xff,
         }
     }
 
+    /// The exponent field at its largest, in place.
+    fn top_exponent(&self) -> u8 {
+        self.mask() >> 1 >> self.mantissa << self.mantissa
+    }
+
     fn overflow_code(&self, sign: u8, top: u8) -> u8 {
         match self.specials {
-            Specials::Ieee => sign | (self.mask() >> 1 >> self.mantissa << self.mantissa),
+            Specials::Ieee => sign | self.top_exponent(),
             Specials::AllOnesNan | Specials::NegativeZeroNan | Specials::ExponentOnly => {
                 self.nan_code(sign)
             }
             Specials::None => sign | top,
         }
     }
+}
+
+/// The power of two (code c is 2^(c - 127)) nearest to `x` as ml_dtypes rounds it: the
+/// binary32 exponent, one up from the midpoint on; a subnormal past 2^-127 is 2^-126;
+/// zero, negative numbers, NaN and what is past 2^127 are NaN (0xff).
+fn exponent_of(x: f32) -> u8 {
+    if x.is_nan() || x <= 0.0 {
+        return 0xff;
+    }
+    let (exponent, fraction) = (x.to_bits() >> 23, x.to_bits() & 0x7f_ffff);
+    let half = 0x40_0000;
+    let code = if exponent == 0 {
+        u32::from(fraction > half)
+    } else {
+        exponent + u32::from(fraction >= half)
+    };
+    code.min(0xff) as u8
 }
 
 /// 2^k as a `f32`, exact for every k from -149 to 127.
@@ -235,9 +259,12 @@ macro_rules! minifloat {
                 Self::FORMAT.value(self.0)
             }
 
-            /// The nearest code to `x`, ties to even; values past the largest finite one
-            /// become infinity where the type has one, NaN where it has no infinity, and
-            /// the largest finite value where it has neither, as ml_dtypes converts them.
+            /// The nearest code to `x`, ties to even, as ml_dtypes converts: values past
+            /// the largest finite one become infinity where the type has one, NaN where it
+            /// has no infinity, and the largest finite value where it has neither; NaN
+            /// becomes the type's NaN (for the 6- and 4-bit types, which have none, zero of
+            /// the other sign). `float8_e8m0fnu` rounds midpoints up, and has NaN for zero
+            /// and negative numbers.
             pub fn from_f32(x: f32) -> Self {
                 $name(Self::FORMAT.nearest(x))
             }
