@@ -147,8 +147,13 @@ fn read_metadata(dir: &Path) -> Result<Metadata, String> {
             ),
         ));
     };
-    let codec: BytesCodec =
+    let mut codec: BytesCodec =
         serde_json::from_value(codec.clone()).map_err(|e| at("codecs", e.to_string()))?;
+    if codec.endian.is_none() && json["data_type"]["name"] == "structured" {
+        // zarr-python writes its legacy struct arrays with no endian, in little-endian
+        // order, and reads them so.
+        codec.endian = Some(Endian::Little);
+    }
     codec
         .validate(&data_type)
         .map_err(|e| at("codecs", e.to_string()))?;

@@ -4,8 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::Error;
 
@@ -411,32 +412,6 @@ impl DataType {
         }
     }
 
-    /// The canonical `data_type` value of `zarr.json`.
-    pub(crate) fn to_json(&self) -> Value {
-        let configured =
-            |configuration: Value| json!({"name": self.name(), "configuration": configuration});
-        match self {
-            DataType::RawBits(bits) => Value::String(format!("r{bits}")),
-            DataType::DateTime64 { unit, scale_factor }
-            | DataType::TimeDelta64 { unit, scale_factor } => {
-                configured(json!({"unit": unit.as_str(), "scale_factor": scale_factor}))
-            }
-            DataType::FixedLengthUtf32 { length_bytes }
-            | DataType::NullTerminatedBytes { length_bytes }
-            | DataType::RawBytes { length_bytes } => {
-                configured(json!({ "length_bytes": length_bytes }))
-            }
-            DataType::Struct(fields) => {
-                let fields: Vec<Value> = fields
-                    .iter()
-                    .map(|f| json!({"name": f.name, "data_type": f.data_type.to_json()}))
-                    .collect();
-                configured(json!({ "fields": fields }))
-            }
-            fixed => Value::String(fixed.name().into()),
-        }
-    }
-
     /// Read the `data_type` value of `zarr.json`, `depth` levels into structs.
     pub(crate) fn from_json(value: &Value, depth: usize) -> Result<DataType, Error> {
         let (name, configuration) = match value {
@@ -633,11 +608,21 @@ fn parse_name(name: &str) -> Result<DataType, Error> {
 }
 
 impl fmt::Display for DataType {
-    /// The name, or for a type with a configuration its JSON object, compact.
+    /// The name, or for a type with a configuration its JSON object, compact, in the order
+    /// zarr-python writes it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.to_json() {
-            Value::String(name) => f.pad(&name),
-            object => f.pad(&object.to_string()),
+        match self {
+            DataType::RawBits(bits) => f.pad(&format!("r{bits}")),
+            DataType::DateTime64 { .. }
+            | DataType::TimeDelta64 { .. }
+            | DataType::FixedLengthUtf32 { .. }
+            | DataType::NullTerminatedBytes { .. }
+            | DataType::RawBytes { .. }
+            | DataType::Struct(_) => {
+                let text = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+                f.pad(&text)
+            }
+            fixed => f.pad(fixed.name()),
         }
     }
 }
@@ -659,8 +644,59 @@ impl FromStr for DataType {
 }
 
 impl Serialize for DataType {
+    /// The canonical `data_type` value: the name, or `{"name": …, "configuration": {…}}`
+    /// with the keys in the order zarr-python writes them.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
+        let configuration = match self {
+            DataType::RawBits(bits) => return serializer.collect_str(&format_args!("r{bits}")),
+            DataType::DateTime64 { unit, scale_factor }
+            | DataType::TimeDelta64 { unit, scale_factor } => {
+                Configuration::Time(*unit, *scale_factor)
+            }
+            DataType::FixedLengthUtf32 { length_bytes }
+            | DataType::NullTerminatedBytes { length_bytes }
+            | DataType::RawBytes { length_bytes } => Configuration::Length(*length_bytes),
+            DataType::Struct(fields) => Configuration::Fields(fields),
+            fixed => return serializer.serialize_str(fixed.name()),
+        };
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("name", self.name())?;
+        map.serialize_entry("configuration", &configuration)?;
+        map.end()
+    }
+}
+
+/// The `configuration` object of a data type, for writing.
+enum Configuration<'a> {
+    Time(TimeUnit, u32),
+    Length(usize),
+    Fields(&'a [StructField]),
+}
+
+impl Serialize for Configuration<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Configuration::Time(unit, scale_factor) => {
+                map.serialize_entry("unit", unit.as_str())?;
+                map.serialize_entry("scale_factor", scale_factor)?;
+            }
+            Configuration::Length(length_bytes) => {
+                map.serialize_entry("length_bytes", length_bytes)?
+            }
+            Configuration::Fields(fields) => map.serialize_entry("fields", fields)?,
+        }
+        map.end()
+    }
+}
+
+impl Serialize for StructField {
+    /// `{"name": …, "data_type": …}`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("data_type", &self.data_type)?;
+        map.end()
     }
 }
 
