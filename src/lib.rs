@@ -11,7 +11,9 @@
 //! - [`region_byte_ranges`], [`decode_region`] and [`encode_region_into`]: read or write
 //!   part of a chunk, touching only its bytes.
 //! - [`BytesCodec`], [`DataType`] and [`DynArray`]: what `zarr.json` says, and arrays whose
-//!   data type is known only at run time.
+//!   data type is known only at run time, of every data type the Zarr ecosystem writes
+//!   through the codec ([`StructArray`], [`minifloat`], [`TimeUnit`]), and
+//!   [`DynArray::full`] for the `fill_value` of a missing chunk.
 //! - [`Element`]: the element types; [`Endian`]: the byte order; [`Error`]: what can go
 //!   wrong.
 //!
@@ -43,12 +45,27 @@
 //! | `float16` | [`half::f16`] | 2 | yes |
 //! | `bfloat16` (extension) | [`half::bf16`] | 2 | yes |
 //! | `float32`, `float64` | `f32`, `f64` | 4, 8 | yes |
-//! | `complex64` | `Complex<f32>` | 8: real, then imaginary | yes, per part |
-//! | `complex128` | `Complex<f64>` | 16: real, then imaginary | yes, per part |
+//! | `complex64` (also `complex_float32`) | `Complex<f32>` | 8: real, then imaginary | yes, per part |
+//! | `complex128` (also `complex_float64`) | `Complex<f64>` | 16: real, then imaginary | yes, per part |
+//! | `complex_float16`, `complex_bfloat16` (extension) | `Complex<f16>`, `Complex<bf16>` | 4: real, then imaginary | yes, per part |
 //! | `r8`, `r16`, … `r{8N}` | `[u8; N]` | N, copied as they are | no |
+//! | `int2`, `int4` (extension) | `i8` in [`DynArray::Int2`], [`DynArray::Int4`] | 1: the low bits, sign-extended | no |
+//! | `uint2`, `uint4` (extension) | `u8` in [`DynArray::UInt2`], [`DynArray::UInt4`] | 1: the low bits | no |
+//! | `float8_*` (8 kinds, extension) | [`minifloat::Float8E4M3FN`] and its kin | 1 | no |
+//! | `float6_e2m3fn`, `float6_e3m2fn`, `float4_e2m1fn` (extension) | [`minifloat::Float6E2M3FN`], … | 1: the low bits | no |
+//! | `numpy.datetime64`, `numpy.timedelta64` (extension) | `i64` in [`DynArray::DateTime64`], … | 8 | yes |
+//! | `fixed_length_utf32` (extension) | `String` in [`DynArray::FixedLengthUtf32`] | `length_bytes` | yes, per code unit |
+//! | `null_terminated_bytes` (extension) | `Vec<u8>` in [`DynArray::NullTerminatedBytes`] | `length_bytes` | no |
+//! | `raw_bytes` (extension) | `u8` with a byte axis in [`DynArray::RawBytes`] | `length_bytes` | no |
+//! | `struct` (extension; legacy `structured` read) | [`StructArray`] | the fields', packed | per field |
 //!
 //! Integers are two's complement, floats IEEE 754; every bit survives a round trip,
-//! including NaN payloads, signalling NaNs and -0.0.
+//! including NaN payloads, signalling NaNs and -0.0. Sub-byte integers and the 6- and 4-bit
+//! minifloats keep their value in the low bits of a byte: decoding ignores the others and
+//! encoding writes them as zero. Minifloats mean what ml_dtypes says. Strings and byte
+//! strings are padded with zeros, which are not part of the value (numpy's `U` and `S`).
+//! [`DynArray::full`] makes the array of a `fill_value`, in every form the spec, the
+//! extension registry, zarr-python and tensorstore use.
 //!
 //! # Errors
 //!
@@ -76,6 +93,19 @@
 //! | [`ReversedRange`](Error::ReversedRange) | reversed region range on axis 0: start 3 is after end 1 | fix the range |
 //! | [`TooManyRanges`](Error::TooManyRanges) | region needs 1099511627774 byte ranges, more than memory can hold | read the region in parts; the shape may be hostile |
 //! | [`RegionShapeMismatch`](Error::RegionShapeMismatch) | array shape [1, 2] is not the region's shape [1, 1] | pass an array of the region's shape |
+//! | [`InvalidConfiguration`](Error::InvalidConfiguration) | invalid configuration of data type "raw_bytes": missing configuration key "length_bytes" | fix the `data_type` of `zarr.json` |
+//! | [`UnknownTimeUnit`](Error::UnknownTimeUnit) | unknown time unit "sec": must be one of Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, generic | fix the unit |
+//! | [`InvalidScaleFactor`](Error::InvalidScaleFactor) | invalid scale factor 0: must be an integer from 1 to 2147483647 | fix the scale factor |
+//! | [`InvalidLengthBytes`](Error::InvalidLengthBytes) | invalid length_bytes 6 of fixed_length_utf32: must be a positive multiple of 4 | fix the length |
+//! | [`EmptyStruct`](Error::EmptyStruct) | a struct needs at least one field | give it fields |
+//! | [`DuplicateField`](Error::DuplicateField) | struct field "a" appears more than once | rename one |
+//! | [`NestingTooDeep`](Error::NestingTooDeep) | structs nested more than 16 levels deep | the metadata is hostile or broken |
+//! | [`StructTooLarge`](Error::StructTooLarge) | struct too large: its fields add up to more than isize::MAX bytes | the metadata is hostile or broken |
+//! | [`FieldShapeMismatch`](Error::FieldShapeMismatch) | struct field "y" has shape [3, 1], not the struct's shape [2, 1] | give every field the struct's shape |
+//! | [`InvalidCodeUnit`](Error::InvalidCodeUnit) | invalid UTF-32 code unit 0xd800 at offset 4: not a Unicode scalar value | the chunk is not UTF-32, or is corrupt |
+//! | [`OutOfRange`](Error::OutOfRange) | value 9 at index 0 does not fit int4 | keep values in the type's range |
+//! | [`TooLong`](Error::TooLong) | element 1 is 4 long, more than {"name":"fixed_length_utf32",…} holds (3) | shorten it, or use a longer type |
+//! | [`InvalidFillValue`](Error::InvalidFillValue) | invalid fill value 9 for int4: expected an integer that fits the data type's bits | see `expected` |
 //!
 //! Codec JSON that does not parse is a `serde_json::Error` naming the key or value (an
 //! unknown key, an endian other than `"little"`/`"big"`, a name other than `"bytes"`).
@@ -92,6 +122,10 @@
 //!
 //! # Limitations
 //!
+//! - A codec without `endian` on a struct with a multi-byte field is
+//!   [`Error::EndianRequired`]; zarr-python's legacy `structured` arrays have none and are
+//!   little-endian: decode them with `BytesCodec::new(Endian::Little)`.
+//! - Strings, byte strings and structs are [`DynArray`] variants, not [`Element`]s.
 //! - The byte stream is always C order; the codec has no Fortran-order option (the v2
 //!   `order` setting is the `transpose` codec's business in v3).
 //! - [`BytesEncode::to_zarr_bytes`] panics only if a broadcast view claims more than
