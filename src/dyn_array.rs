@@ -390,7 +390,7 @@ fn narrowed<A: Narrow>(a: &ArrayD<A>, bits: u32, data_type: DataType) -> Result<
 /// Bytes of `size` each, as an array of `shape` and a trailing axis of the bytes.
 fn with_bytes(bytes: &[u8], shape: &[usize], size: usize) -> Result<ArrayD<u8>, Error> {
     // Length and size checks come before the shape is copied.
-    checked_len(shape, size)?;
+    crate::decode::checked_size(shape, size, bytes)?;
     let mut with_bytes = shape.to_vec();
     with_bytes.push(size);
     typed::<u8>(bytes, &with_bytes, Endian::NATIVE)

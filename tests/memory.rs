@@ -124,6 +124,23 @@ fn bad_lengths_and_shapes_allocate_nothing() {
     });
     assert!(matches!(r, Err(Error::ShapeOverflow { element_size: 8 })));
     assert_eq!(count, 0);
+    // Strings and bytes are checked before any is built.
+    for t in [
+        DataType::FixedLengthUtf32 { length_bytes: 8 },
+        DataType::NullTerminatedBytes { length_bytes: 5 },
+        DataType::RawBytes { length_bytes: 5 },
+    ] {
+        let (r, count, _, _) = measure(|| codec.decode_dyn(&bytes, &t, &[4]));
+        assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{t}");
+        assert_eq!(count, 0, "{t}");
+    }
+    // A struct allocates only the walk over its field types, whatever the shape claims.
+    let t: DataType = r#"{"name":"struct","configuration":{"fields":[{"name":"a","data_type":"int16"},{"name":"b","data_type":"bool"}]}}"#
+        .parse()
+        .unwrap();
+    let (r, _, _, peak) = measure(|| codec.decode_dyn(&bytes, &t, &[usize::MAX / 2]));
+    assert!(matches!(r, Err(Error::ShapeOverflow { .. })));
+    assert!(peak < 1024, "{peak} bytes");
 }
 
 #[test]
