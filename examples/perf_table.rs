@@ -4,7 +4,8 @@
 //! Run with `cargo run --release --example perf_table` (add `--features rayon` for a second
 //! table of parallel speedups), optionally followed by
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
-//! 64) or `--quick` (a 4 MiB smoke run).
+//! 64), `--types f64,u8` (some element types only; default all of `f64`, `u16`,
+//! `complex128`, `u8`, `bool`) or `--quick` (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`]; GB/s is 10⁹ encoded bytes per
 //! second. The ratio divides a path's GB/s by its baseline's, measured in the same process
@@ -18,7 +19,9 @@
 //! Rounds run every row once in turn, so drift of the machine hits paths and baselines
 //! alike; at the default size the arrays are larger than the caches, as large chunks are.
 //! Layouts: `standard` (C order), `fortran`, `transposed` (the `.t()` view of a C-order
-//! array) and `3d-swapped` (a 3-D C-order array with its last two axes swapped). Endian
+//! array), `3d-swapped` (a 3-D C-order array with its last two axes swapped) and `3d-201`
+//! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
+//! image, whose contiguous axis is 4 elements long). Endian
 //! `n/a` marks one-byte elements and the baselines, which have no byte order.
 //!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
@@ -38,7 +41,10 @@ use ndarray::{Array2, Array3, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
-const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--quick]";
+const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--quick]";
+
+/// Every element type the table measures, in its order.
+const TYPES: [&str; 5] = ["f64", "u16", "complex128", "u8", "bool"];
 
 const PREALLOC: &str = "memcpy-prealloc";
 const FRESH: &str = "memcpy-fresh";
@@ -46,12 +52,14 @@ const FRESH: &str = "memcpy-fresh";
 struct Options {
     runs: usize,
     size_mib: usize,
+    types: Vec<String>,
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         runs: 7,
         size_mib: 64,
+        types: TYPES.iter().map(|t| t.to_string()).collect(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -66,6 +74,13 @@ fn parse_args() -> Result<Options, String> {
             "--runs" => options.runs = number("--runs")?,
             "--size-mib" => options.size_mib = number("--size-mib")?,
             "--quick" => options.size_mib = 4,
+            "--types" => {
+                let list = args.next().ok_or("--types needs a value")?;
+                options.types = list.split(',').map(str::to_string).collect();
+                if let Some(t) = options.types.iter().find(|t| !TYPES.contains(&t.as_str())) {
+                    return Err(format!("unknown type {t:?}; known: {}", TYPES.join(", ")));
+                }
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -82,6 +97,8 @@ struct Buffers<T> {
     transposed: Array2<T>,
     /// C order with the last two axes swapped: swapping them back gives the 3-D view.
     swapped: Array3<T>,
+    /// C order with axes (1, 2, 0) of the 3-D view: permuting by (2, 0, 1) gives it.
+    planes: Array3<T>,
     /// The standard-layout target of `decode_zarr_bytes_into`.
     decoded: Array2<T>,
     /// The encoded bytes, little endian then big endian.
@@ -126,6 +143,7 @@ fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
         fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
         transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
         swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
+        planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
         decoded: standard.clone(),
         encoded: [
             standard.to_zarr_bytes(Endian::Little),
@@ -141,6 +159,13 @@ fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
             ("fortran", b.fortran.to_zarr_bytes(endian)),
             ("transposed", b.transposed.t().to_zarr_bytes(endian)),
             ("3d-swapped", swapped.to_zarr_bytes(endian)),
+            (
+                "3d-201",
+                b.planes
+                    .view()
+                    .permuted_axes([2, 0, 1])
+                    .to_zarr_bytes(endian),
+            ),
         ] {
             let expected = &b.encoded[endian_index(endian)];
             if let Some(at) =
@@ -238,6 +263,17 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 result.unwrap();
             }),
         );
+        add(
+            encode,
+            "3d-201",
+            PREALLOC,
+            Box::new(move |b| {
+                let view = black_box(&b.planes).view().permuted_axes([2, 0, 1]);
+                let result = view.encode_zarr_bytes_into(e, &mut b.out);
+                black_box(&mut b.out);
+                result.unwrap();
+            }),
+        );
 
         let decode = "decode_zarr_bytes_into";
         add(
@@ -283,6 +319,17 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 let mut view = b.swapped.view_mut().permuted_axes([0, 2, 1]);
                 let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
                 black_box(&mut b.swapped);
+                result.unwrap();
+            }),
+        );
+        add(
+            decode,
+            "3d-201",
+            PREALLOC,
+            Box::new(move |b| {
+                let mut view = b.planes.view_mut().permuted_axes([2, 0, 1]);
+                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                black_box(&mut b.planes);
                 result.unwrap();
             }),
         );
@@ -529,14 +576,21 @@ fn main() -> ExitCode {
     println!();
 
     let runs = options.runs;
+    let types = &options.types;
     let table = || {
         let mut rows = Vec::new();
-        rows.extend(measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6));
-        rows.extend(measure("u16", bytes, runs, |i| i as u16));
-        rows.extend(measure("complex128", bytes, runs, |i| {
-            Complex::new(i as f64, -(i as f64) * 0.25)
-        }));
-        rows.extend(measure("bool", bytes, runs, |i| i % 3 == 0));
+        for ty in types {
+            rows.extend(match ty.as_str() {
+                "f64" => measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6),
+                "u16" => measure("u16", bytes, runs, |i| i as u16),
+                "complex128" => measure("complex128", bytes, runs, |i| {
+                    Complex::new(i as f64, -(i as f64) * 0.25)
+                }),
+                "u8" => measure("u8", bytes, runs, |i| (i % 251) as u8),
+                "bool" => measure("bool", bytes, runs, |i| i % 3 == 0),
+                other => unreachable!("checked type {other}"),
+            });
+        }
         rows
     };
     // The main table is single-threaded; the `rayon` feature adds a table of its own.
