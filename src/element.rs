@@ -187,10 +187,12 @@ macro_rules! words4 {
     };
 }
 
-/// Tiles of 1-byte elements move in 8 × 8 squares through 64-bit words ([`swar`]).
+/// Tiles of 1-byte elements move in 8 × 8 squares of [`kernels::bytes_transposed`]:
+/// through SSE2 registers where the target has them, through 64-bit words ([`swar`])
+/// elsewhere.
 macro_rules! words8 {
     () => {
-        words!(8, transposed);
+        words!(8, kernels::bytes_transposed);
     };
 }
 
@@ -231,7 +233,7 @@ mod kernels {
     use safe_arch::{
         bitor_m128i, m128i, prefetch_t0, shl_imm_u16_m128i, shr_imm_u16_m128i,
         shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-        unpack_low_i16_m128i,
+        unpack_high_i32_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
     };
 
     /// Side of the squares.
@@ -292,6 +294,31 @@ mod kernels {
         bytemuck::must_cast::<[m128i; N], [[T; N]; N]>(rows)
     }
 
+    /// A square of 8 × 8 one-byte elements transposed (`square[j][i]` becomes
+    /// `result[i][j]`) in the low halves of SSE2 registers: the runs interleaved by bytes,
+    /// then by pairs, then by quadruples leave two rows in each of four registers. Twelve
+    /// unpacks per 64 bytes, where 64-bit words ([`super::swar`]) take about a hundred
+    /// operations.
+    #[inline(always)]
+    pub fn bytes_transposed<T: Pod>(square: [[T; 8]; 8], _swap: bool) -> [[T; 8]; 8] {
+        let runs = bytemuck::must_cast::<[[T; 8]; 8], [u64; 8]>(square);
+        let r: [m128i; 8] = std::array::from_fn(|j| m128i::from([runs[j], 0]));
+        let a: [m128i; 4] = std::array::from_fn(|k| unpack_low_i8_m128i(r[2 * k], r[2 * k + 1]));
+        let b = [
+            unpack_low_i16_m128i(a[0], a[1]),
+            unpack_high_i16_m128i(a[0], a[1]),
+            unpack_low_i16_m128i(a[2], a[3]),
+            unpack_high_i16_m128i(a[2], a[3]),
+        ];
+        let rows = [
+            unpack_low_i32_m128i(b[0], b[2]),
+            unpack_high_i32_m128i(b[0], b[2]),
+            unpack_low_i32_m128i(b[1], b[3]),
+            unpack_high_i32_m128i(b[1], b[3]),
+        ];
+        bytemuck::must_cast::<[m128i; 4], [[T; 8]; 8]>(rows)
+    }
+
     /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
     /// the bytes of each pair exchanged, then the pairs of each word reversed.
     #[inline(always)]
@@ -350,6 +377,15 @@ mod kernels {
     /// A hint for a bulk conversion: none on these targets.
     #[inline(always)]
     pub(super) fn request_ahead(_bytes: &[u8], _at: usize) {}
+
+    /// A square of 8 × 8 one-byte elements transposed in 64-bit words.
+    #[inline(always)]
+    pub(super) fn bytes_transposed<T: bytemuck::Pod>(
+        square: [[T; 8]; 8],
+        swap: bool,
+    ) -> [[T; 8]; 8] {
+        transposed(square, swap)
+    }
 }
 
 /// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
@@ -362,6 +398,13 @@ fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
 /// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
 /// transposed: `square[j][i]` becomes `result[i][j]`; with `swap`, the bytes of each
 /// 2-byte element are reversed too.
+#[cfg_attr(
+    all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ),
+    allow(dead_code, reason = "the portable kernel: tested on every target")
+)]
 #[inline(always)]
 fn transposed<T: Pod, const LANES: usize>(
     square: [[T; LANES]; LANES],
@@ -385,6 +428,13 @@ fn transposed<T: Pod, const LANES: usize>(
 ///
 /// Lanes are numbered by position in memory, so moving a lane up is a left shift on a
 /// little-endian machine and a right shift on a big-endian one.
+#[cfg_attr(
+    all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ),
+    allow(dead_code, reason = "the portable kernel: tested on every target")
+)]
 #[inline(always)]
 fn swar<const LANES: usize>(mut words: [u64; LANES]) -> [u64; LANES] {
     let lane_bits = 64 / LANES as u32;
@@ -641,13 +691,20 @@ mod tests {
     }
 
     #[test]
-    fn words_transpose_1_byte_squares() {
+    fn transpose_1_byte_squares() {
         let square: [[u8; 8]; 8] =
             std::array::from_fn(|j| std::array::from_fn(|i| (16 * j + i) as u8));
-        let result = super::transposed::<u8, 8>(square, false);
-        for (i, row) in result.iter().enumerate() {
-            for (j, &x) in row.iter().enumerate() {
-                assert_eq!(x, square[j][i], "({i}, {j})");
+        type Square = [[u8; 8]; 8];
+        let kernels: [fn(Square, bool) -> Square; 2] = [
+            super::transposed::<u8, 8>,
+            super::kernels::bytes_transposed::<u8>,
+        ];
+        for kernel in kernels {
+            let result = kernel(square, false);
+            for (i, row) in result.iter().enumerate() {
+                for (j, &x) in row.iter().enumerate() {
+                    assert_eq!(x, square[j][i], "({i}, {j})");
+                }
             }
         }
     }
