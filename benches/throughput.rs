@@ -3,7 +3,7 @@
 //! Run with `cargo bench`, or `cargo bench -- <filter>` for some groups only, e.g.
 //! `cargo bench -- f64_64MiB` or `cargo bench -- '_4KiB/(memcpy|to_zarr)'`.
 //!
-//! One group per element type (`f64`, `u16`, `complex128`, `bool`) and array size (4 KiB
+//! One group per element type (`f64`, `u16`, `complex128`, `u8`, `bool`) and array size (4 KiB
 //! and 1 MiB, where per-call overhead shows, and 64 MiB, larger than the caches). Each group
 //! holds two baselines:
 //!
@@ -13,8 +13,9 @@
 //!   the paths that return a new `Vec` or array with it, page faults included.
 //!
 //! Benchmark names are `path/layout/endian`. Layouts: `standard` (C order), `fortran`,
-//! `transposed` (the `.t()` view of a C-order array) and `3d_swapped` (a 3-D C-order array
-//! with its last two axes swapped). One-byte elements have no byte order and are measured
+//! `transposed` (the `.t()` view of a C-order array), `3d_swapped` (a 3-D C-order array
+//! with its last two axes swapped) and `3d_201` (a 3-D C-order array with its axes permuted
+//! by `(2, 0, 1)`, whose contiguous axis is 4 elements long). One-byte elements have no byte order and are measured
 //! once, as `na`. Every call is unwrapped, so a failing path panics rather than timing
 //! its error. `write_zarr_bytes_sink` of a standard array whose bytes need no conversion
 //! hands its memory to the sink in one call: it measures call overhead only.
@@ -57,6 +58,7 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
     let mut fortran = Array2::from_shape_fn(dim.f(), |(i, j)| value(i * cols + j));
     let mut transposed = Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j));
     let mut swapped = Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k));
+    let mut planes = Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k));
     let mut decoded = standard.clone();
     let little = standard.to_zarr_bytes(Endian::Little);
     let big = standard.to_zarr_bytes(Endian::Big);
@@ -67,6 +69,13 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
         ("fortran", fortran.to_zarr_bytes(Endian::Big)),
         ("transposed", transposed.t().to_zarr_bytes(Endian::Big)),
         ("3d_swapped", swapped_view.to_zarr_bytes(Endian::Big)),
+        (
+            "3d_201",
+            planes
+                .view()
+                .permuted_axes([2, 0, 1])
+                .to_zarr_bytes(Endian::Big),
+        ),
     ] {
         assert!(encoded == big, "{layout} encodes differently from standard");
     }
@@ -132,6 +141,12 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
                 view.encode_zarr_bytes_into(e, &mut out).unwrap()
             })
         });
+        g.bench_function(id(path, "3d_201"), |b| {
+            b.iter(|| {
+                let view = black_box(&planes).view().permuted_axes([2, 0, 1]);
+                view.encode_zarr_bytes_into(e, &mut out).unwrap()
+            })
+        });
 
         let path = "decode_zarr_bytes_into";
         g.bench_function(id(path, "standard"), |b| {
@@ -157,6 +172,12 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
         g.bench_function(id(path, "3d_swapped"), |b| {
             b.iter(|| {
                 let mut view = swapped.view_mut().permuted_axes([0, 2, 1]);
+                view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
+            })
+        });
+        g.bench_function(id(path, "3d_201"), |b| {
+            b.iter(|| {
+                let mut view = planes.view_mut().permuted_axes([2, 0, 1]);
                 view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
             })
         });
@@ -197,6 +218,7 @@ fn throughput(c: &mut Criterion) {
         group(c, "complex128", bytes, |i| {
             Complex::new(i as f64, -(i as f64) * 0.25)
         });
+        group(c, "u8", bytes, |i| (i % 251) as u8);
         group(c, "bool", bytes, |i| i % 3 == 0);
     }
 }
