@@ -129,8 +129,17 @@ impl Format {
             .find(|&c| !self.is_nan(c) && !self.is_infinite(c))
             .unwrap_or(0);
         let magnitude = x.abs();
-        // The first code whose value is at least the magnitude.
-        let above = (0..=top).find(|&c| self.value(c) >= magnitude);
+        // The first code whose value is at least the magnitude, by bisection.
+        let (mut low, mut high) = (0u16, u16::from(top) + 1);
+        while low < high {
+            let middle = (low + high) / 2;
+            if self.value(middle as u8) < magnitude {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        let above = (low <= u16::from(top)).then_some(low as u8);
         let code = match above {
             Some(0) => 0,
             Some(above) => {
