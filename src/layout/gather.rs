@@ -1,0 +1,272 @@
+//! How one block moves between memory and the scratch buffer: gathered for encoding,
+//! scattered for decoding, in squares where a kernel transposes them and element by
+//! element elsewhere.
+
+use super::{Block, LINE_BYTES};
+
+/// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
+/// soon, one hint per cache line; `write` when they are about to be overwritten.
+///
+/// A hint reads and writes nothing; on targets without one this does nothing. Tiles are
+/// short runs spread over many pages, too short for the hardware to notice a stream, so
+/// the traversal asks for the next tile while it moves the current one.
+#[inline]
+pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    ))]
+    {
+        let Some(run) = slice.get(start..) else {
+            return;
+        };
+        let run = &run[..len.min(run.len())];
+        let per_line = (LINE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        let hint = |x: &T| {
+            if write {
+                safe_arch::prefetch_et0(x)
+            } else {
+                safe_arch::prefetch_t0(x)
+            }
+        };
+        // The first element of each line-long chunk, and the last element: a run that does
+        // not start on a line boundary reaches one line further.
+        run.chunks(per_line).filter_map(<[T]>::first).for_each(hint);
+        if let Some(last) = run.last() {
+            hint(last);
+        }
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    )))]
+    let _ = (slice, start, len, write);
+}
+
+impl Block {
+    /// Columns `c0..c0 + K`, rows `..rows` (which run along memory and do not overlap):
+    /// the span of memory they lie in, and the distance between their starts.
+    fn strip<const K: usize>(&self, c0: usize, rows: usize) -> (std::ops::Range<usize>, usize) {
+        let lowest = self.at(0, if self.col_step < 0 { c0 + K - 1 } else { c0 });
+        let step = self.col_step.unsigned_abs();
+        (lowest..lowest + step * (K - 1) + rows, step)
+    }
+
+    /// The part of column `c` that the squares leave (`squares`: the rows and columns they
+    /// cover, from [`squares`]): the lane of its elements in memory and the scratch index
+    /// of its first, or `None` when the squares hold all of it. Always inlined: left out of
+    /// line, it cost complex128 Fortran encoding 0.1 of memcpy.
+    #[inline(always)]
+    fn rest_of_column(&self, c: usize, (rows_k, cols_k): (usize, usize)) -> Option<(Lane, usize)> {
+        let from = if c < cols_k { rows_k } else { 0 };
+        (from < self.rows).then(|| {
+            let lane = Lane::new(self.at(from, c), self.row_step, self.rows - from);
+            (lane, from * self.pitch + c)
+        })
+    }
+
+    /// Ask for column `c` of the tile below this one, which the plan visits next, when
+    /// its columns run along memory (`write` for a scatter).
+    fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
+        if self.row_step == 1 {
+            if let Ok(below) = usize::try_from(self.offset(self.rows, c)) {
+                prefetch(memory, below, self.rows, write);
+            }
+        }
+    }
+}
+
+/// Rows and columns of `block` covered by whole K × K squares: none unless its rows run
+/// along memory, its columns do not overlap and it holds one square at least, and none
+/// for K = 1, which moves every element on its own.
+fn squares<const K: usize>(block: &Block) -> (usize, usize) {
+    if K > 1
+        && block.row_step == 1
+        && block.rows >= K
+        && block.cols >= K
+        && block.col_step.unsigned_abs() >= block.rows
+    {
+        (block.rows / K * K, block.cols / K * K)
+    } else {
+        (0, 0)
+    }
+}
+
+/// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), each cut into
+/// runs of K elements, in column order.
+fn column_runs<S: IntoIterator, const K: usize>(
+    mut chunks: impl Iterator<Item = S>,
+    reversed: bool,
+) -> [S::IntoIter; K] {
+    let mut runs = std::array::from_fn(|_| {
+        let column = chunks
+            .next()
+            .unwrap_or_else(|| unreachable!("a strip has K columns"));
+        column.into_iter()
+    });
+    if reversed {
+        runs.reverse();
+    }
+    runs
+}
+
+/// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
+/// `convert`; whole K × K squares go through `square`, which transposes and converts them.
+pub(crate) fn gather<A: Copy, const K: usize>(
+    memory: &[A],
+    block: &Block,
+    scratch: &mut [A],
+    convert: impl Fn(A) -> A,
+    square: impl Fn([[A; K]; K]) -> [[A; K]; K],
+) {
+    let (cols, pitch) = (block.cols, block.pitch);
+    if block.rows == 1 {
+        let lane = Lane::new(block.start, block.col_step, cols);
+        return lane.pair(memory, scratch[..cols].iter_mut(), |s, m| *s = convert(*m));
+    }
+    // Squares read as K runs down memory and written as K runs along stream rows: a strip
+    // of K columns at a time, down bands of K rows.
+    let (rows_k, cols_k) = squares::<K>(block);
+    for c0 in (0..cols_k).step_by(K) {
+        (c0..c0 + K).for_each(|c| block.prefetch_below(memory, c, false));
+        let (span, step) = block.strip::<K>(c0, rows_k);
+        let columns = memory[span]
+            .chunks(step)
+            .map(|c| c[..rows_k].chunks_exact(K));
+        let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
+        for band in scratch.chunks_exact_mut(K * pitch).take(rows_k / K) {
+            let square_in = std::array::from_fn(|j| {
+                let run = runs[j]
+                    .next()
+                    .unwrap_or_else(|| unreachable!("rows_k / K runs"));
+                std::array::from_fn(|i| run[i])
+            });
+            for (i, row) in square(square_in).iter().enumerate() {
+                band[i * pitch + c0..][..K].copy_from_slice(row);
+            }
+        }
+    }
+    // The rest element by element: rows below the squares, then columns right of them.
+    for c in 0..cols {
+        if c >= cols_k {
+            block.prefetch_below(memory, c, false);
+        }
+        if let Some((lane, slot)) = block.rest_of_column(c, (rows_k, cols_k)) {
+            let slots = scratch[slot..].iter_mut().step_by(pitch);
+            lane.pair(memory, slots, |s, m| *s = convert(*m));
+        }
+    }
+}
+
+/// Copy `scratch`, in stream order, into the elements of `block` in `memory`, each through
+/// `convert`; whole K × K squares go through `square`.
+pub(crate) fn scatter<A: Copy, const K: usize>(
+    scratch: &[A],
+    block: &Block,
+    memory: &mut [A],
+    convert: impl Fn(A) -> A,
+    square: impl Fn([[A; K]; K]) -> [[A; K]; K],
+) {
+    let (cols, pitch) = (block.cols, block.pitch);
+    if block.rows == 1 {
+        let lane = Lane::new(block.start, block.col_step, cols);
+        return lane.pair_mut(memory, scratch[..cols].iter(), |m, s| *m = convert(*s));
+    }
+    let (rows_k, cols_k) = squares::<K>(block);
+    for c0 in (0..cols_k).step_by(K) {
+        (c0..c0 + K).for_each(|c| block.prefetch_below(&*memory, c, true));
+        let (span, step) = block.strip::<K>(c0, rows_k);
+        let columns = memory[span]
+            .chunks_mut(step)
+            .map(|c| c[..rows_k].chunks_exact_mut(K));
+        let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
+        for band in scratch.chunks_exact(K * pitch).take(rows_k / K) {
+            let square_in = std::array::from_fn(|i| {
+                let row = &band[i * pitch + c0..][..K];
+                std::array::from_fn(|j| row[j])
+            });
+            for (run, values) in runs.iter_mut().zip(square(square_in)) {
+                let run = run
+                    .next()
+                    .unwrap_or_else(|| unreachable!("rows_k / K runs"));
+                run.copy_from_slice(&values);
+            }
+        }
+    }
+    for c in 0..cols {
+        if c >= cols_k {
+            block.prefetch_below(&*memory, c, true);
+        }
+        if let Some((lane, slot)) = block.rest_of_column(c, (rows_k, cols_k)) {
+            let slots = scratch[slot..].iter().step_by(pitch);
+            lane.pair_mut(memory, slots, |m, s| *m = convert(*s));
+        }
+    }
+}
+
+/// Elements `first + i * step` (i < len) of a memory slice, walked in ascending memory
+/// order so that slice iterators need no index checks.
+struct Lane {
+    low: usize,
+    step: usize,
+    len: usize,
+    reversed: bool,
+}
+
+impl Lane {
+    fn new(first: usize, step: isize, len: usize) -> Lane {
+        let span = step.unsigned_abs() * len.saturating_sub(1);
+        let reversed = step < 0;
+        Lane {
+            low: if reversed { first - span } else { first },
+            step: step.unsigned_abs(),
+            len,
+            reversed,
+        }
+    }
+
+    /// Apply `f` to each (other, memory element) pair, in lane order.
+    fn pair<'m, A: 'm, T>(
+        &self,
+        memory: &'m [A],
+        other: impl DoubleEndedIterator<Item = T>,
+        f: impl FnMut(T, &'m A),
+    ) {
+        let mut f = f;
+        if self.step == 0 {
+            // Every element is the same one (a broadcast axis).
+            return other.take(self.len).for_each(|t| f(t, &memory[self.low]));
+        }
+        let span = &memory[self.low..self.low + self.step * (self.len - 1) + 1];
+        let elements = span.iter().step_by(self.step);
+        if self.reversed {
+            other.rev().zip(elements).for_each(|(t, m)| f(t, m));
+        } else {
+            other.zip(elements).for_each(|(t, m)| f(t, m));
+        }
+    }
+
+    /// Apply `f` to each (memory element, other) pair, in lane order.
+    fn pair_mut<'m, A: 'm, T>(
+        &self,
+        memory: &'m mut [A],
+        other: impl DoubleEndedIterator<Item = T>,
+        f: impl FnMut(&'m mut A, T),
+    ) {
+        let mut f = f;
+        if self.step == 0 {
+            // Several writes to one element: the last one wins, as in C order.
+            if let Some(t) = other.last() {
+                f(&mut memory[self.low], t);
+            }
+            return;
+        }
+        let span = &mut memory[self.low..self.low + self.step * (self.len - 1) + 1];
+        let elements = span.iter_mut().step_by(self.step);
+        if self.reversed {
+            other.rev().zip(elements).for_each(|(t, m)| f(m, t));
+        } else {
+            other.zip(elements).for_each(|(t, m)| f(m, t));
+        }
+    }
+}

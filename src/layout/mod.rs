@@ -1,0 +1,47 @@
+//! Logical C-order traversal of any ndarray layout, shared by encode and decode.
+//!
+//! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
+//! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
+//! is converted row by row in bulk; any other block is gathered (or scattered) through a
+//! scratch buffer of at most 72 KiB (see [`tile`]), converting each element as it moves,
+//! and copied between the scratch buffer and the stream in rows. Arrays whose last axis is
+//! not the one contiguous in memory (Fortran order, transposed views) are walked in tiles
+//! that read memory column by column, so both the memory and the stream stay in cache;
+//! while one tile is moved, the next one's cache lines are requested ([`prefetch`]), so the
+//! short runs of a tile do not wait on memory one miss at a time.
+//!
+//! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
+//!   [`walk`]).
+//! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather`],
+//!   [`scatter`]).
+
+use crate::Error;
+
+mod gather;
+mod plan;
+
+pub(crate) use gather::{gather, prefetch, scatter};
+pub(crate) use plan::{plan, tile, walk, windows, Block, Strided, Tile, Visitor};
+
+/// Bytes of a cache line.
+const LINE_BYTES: usize = 64;
+
+/// The element count of `shape`, checked as ndarray checks it, and its byte count.
+///
+/// Both the product of the non-zero axis lengths and the byte count must fit in `isize`.
+pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize, Error> {
+    let nonzero = shape
+        .iter()
+        .filter(|&&len| len != 0)
+        .try_fold(1usize, |acc, &len| acc.checked_mul(len));
+    match nonzero {
+        Some(n)
+            if n <= isize::MAX as usize
+                && n.checked_mul(element_size)
+                    .is_some_and(|b| b <= isize::MAX as usize) =>
+        {
+            Ok(if shape.contains(&0) { 0 } else { n })
+        }
+        _ => Err(Error::ShapeOverflow { element_size }),
+    }
+}
