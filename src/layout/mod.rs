@@ -13,11 +13,14 @@
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
 //! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather`],
-//!   [`scatter`]).
+//!   [`scatter`]), in squares where a kernel transposes them.
+//! - [`kernels`]: what differs by target and element size: the square kernels, chosen
+//!   by element size in one place, and the bulk byte swap.
 
 use crate::Error;
 
 mod gather;
+pub(crate) mod kernels;
 mod plan;
 
 pub(crate) use gather::{gather, prefetch, scatter};
