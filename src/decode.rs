@@ -185,10 +185,12 @@ pub(crate) fn checked_size(shape: &[usize], size: usize, bytes: &[u8]) -> Result
 /// invalid byte.
 const CHECK_STEP: usize = 64 * 1024;
 
-/// Decode `bytes` into `dst`, validating as it converts: one pass over memory. After an
-/// invalid byte, the elements of its step and those before may be written.
-pub(crate) fn read_checked<A: Element>(
+/// Decode `bytes`, which start at byte `at` of the stream, into `dst`, validating as it
+/// converts: one pass over memory. After an invalid byte, the elements of its step and
+/// those before may be written.
+fn read_checked<A: Element>(
     bytes: &[u8],
+    at: usize,
     endian: Endian,
     dst: &mut [A],
 ) -> Result<(), Error> {
@@ -199,7 +201,7 @@ pub(crate) fn read_checked<A: Element>(
         .enumerate()
     {
         if !A::read_valid(src, endian, d) {
-            check_invalid::<A>(src, i * per * A::SIZE)?;
+            check_invalid::<A>(src, at + i * per * A::SIZE)?;
         }
     }
     Ok(())
@@ -223,8 +225,12 @@ pub(crate) fn decode_vec<A: Element>(
 ) -> Result<Vec<A>, Error> {
     #[cfg(feature = "rayon")]
     if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
+        // Validate, then allocate, then convert.
         let len = checked_length::<A>(shape, bytes)?;
-        return crate::parallel::decode_vec(bytes, len, endian);
+        check_parallel::<A>(bytes)?;
+        let mut elements = bytemuck::zeroed_vec::<A>(len);
+        read_parallel(bytes, endian, &mut elements)?;
+        return Ok(elements);
     }
     let len = checked_bytes::<A>(shape, bytes)?;
     let mut elements = bytemuck::zeroed_vec::<A>(len);
@@ -271,19 +277,19 @@ pub(crate) fn decode<A: Element>(
 ) -> Result<(), Error> {
     #[cfg(feature = "rayon")]
     if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
-        return crate::parallel::decode(view, bytes, endian);
+        return decode_parallel(view, bytes, endian);
     }
     decode_sequential(view, bytes, endian)
 }
 
 /// Decode `bytes`, of checked length, into `view` on the calling thread.
-pub(crate) fn decode_sequential<A: Element>(
+fn decode_sequential<A: Element>(
     mut view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
 ) -> Result<(), Error> {
     match view.as_slice_mut() {
-        Some(slice) => read_checked(bytes, endian, slice),
+        Some(slice) => read_checked(bytes, 0, endian, slice),
         None => {
             // Tiles visit the bytes out of order: validate them all first.
             check_invalid::<A>(bytes, 0)?;
@@ -293,21 +299,82 @@ pub(crate) fn decode_sequential<A: Element>(
     }
 }
 
-/// Decode into the elements `strided` describes in `memory`, from `bytes` at the stream
-/// positions `strided` gives after `out`; `bytes` is validated.
+/// Decode `bytes`, of checked length, into `view` in parts on the rayon thread pool.
 #[cfg(feature = "rayon")]
-pub(crate) fn decode_strided<A: Element>(
-    mut memory: &mut [A],
-    strided: &crate::layout::Strided,
+fn decode_parallel<A: Element>(
+    mut view: ArrayViewMut<'_, A, IxDyn>,
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    if let Some(slice) = view.as_slice_mut() {
+        return read_parallel(bytes, endian, slice);
+    }
+    check_parallel::<A>(bytes)?;
+    if view.as_slice_memory_order_mut().is_none() {
+        // Not one memory slice: the sequential traversal.
+        return decode_sequential(view, bytes, endian);
+    }
+    crate::parallel::halves(view, |part, stream, out| {
+        decode_part(part, stream, out, bytes, endian)
+    });
+    Ok(())
+}
+
+/// Decode `bytes` into `dst` in equal parts, validating as it goes.
+#[cfg(feature = "rayon")]
+fn read_parallel<A: Element>(bytes: &[u8], endian: Endian, dst: &mut [A]) -> Result<(), Error> {
+    let per = crate::parallel::per_task::<A>(dst.len());
+    crate::parallel::try_zip(bytes, per * A::SIZE, dst, per, |i, s, d| {
+        read_checked(s, i * per * A::SIZE, endian, d)
+    })
+}
+
+/// Validate all of `bytes` in equal parts.
+#[cfg(feature = "rayon")]
+fn check_parallel<A: Element>(bytes: &[u8]) -> Result<(), Error> {
+    let per = crate::parallel::per_task::<A>(bytes.len() / A::SIZE) * A::SIZE;
+    crate::parallel::try_chunks(bytes, per, |i, part| check_invalid::<A>(part, i * per))
+}
+
+/// Decode into `part`, one slice of memory placed at `out` in the stream with strides
+/// `stream`, from `bytes`, which are validated.
+#[cfg(feature = "rayon")]
+fn decode_part<A: Element>(
+    mut part: ArrayViewMut<'_, A, IxDyn>,
+    stream: &[usize],
     out: usize,
     bytes: &[u8],
     endian: Endian,
 ) {
-    let mut decoder = Decoder::new(endian, bytes);
-    layout::plan(strided, decoder.tile(), |mut b| {
-        b.out += out;
-        decoder.block(&mut memory, b)
-    });
+    use ndarray::Dimension;
+    let strided = layout::Strided::of(part.shape(), part.strides()).map(|s| s.with_stream(stream));
+    match (strided, part.as_slice_memory_order_mut()) {
+        (Some(strided), Some(mut memory)) => {
+            let mut decoder = Decoder::new(endian, bytes);
+            layout::plan(&strided, decoder.tile(), |mut b| {
+                b.out += out;
+                decoder.block(&mut memory, b)
+            });
+        }
+        // More axes than the plan holds, or (not expected of a half of one memory slice)
+        // not one slice: correct, one element at a time.
+        _ => {
+            for (index, x) in part.indexed_iter_mut() {
+                let at = out
+                    + index
+                        .slice()
+                        .iter()
+                        .zip(stream)
+                        .map(|(i, s)| i * s)
+                        .sum::<usize>();
+                A::read(
+                    &bytes[at * A::SIZE..(at + 1) * A::SIZE],
+                    endian,
+                    std::slice::from_mut(x),
+                );
+            }
+        }
+    }
 }
 
 /// Blocks from bytes to memory.

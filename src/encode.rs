@@ -160,17 +160,32 @@ pub(crate) fn encode_vec<A: Element>(
 pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     #[cfg(feature = "rayon")]
     if out.len() >= crate::parallel::PARALLEL_THRESHOLD {
-        return crate::parallel::encode(view, endian, out);
+        return encode_parallel(view, endian, out);
     }
     encode_sequential(view, endian, out)
 }
 
+/// Encode `view` into `out` in parts on the rayon thread pool.
+#[cfg(feature = "rayon")]
+fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
+    use crate::parallel;
+    if let Some(slice) = view.to_slice() {
+        let per = parallel::per_task::<A>(slice.len());
+        return parallel::zip(slice, per, out, per * A::SIZE, |s, d| {
+            A::write(s, endian, d)
+        });
+    }
+    match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
+        Some((strided, memory)) => parallel::windows::<A>(strided, out, |window, part| {
+            encode_strided(memory, window, endian, part, &mut Vec::new())
+        }),
+        // Not one memory slice: the sequential traversal.
+        None => encode_sequential(view, endian, out),
+    }
+}
+
 /// Encode `view` into `out` on the calling thread.
-pub(crate) fn encode_sequential<A: Element>(
-    view: ArrayView<'_, A, IxDyn>,
-    endian: Endian,
-    out: &mut [u8],
-) {
+fn encode_sequential<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     match view.as_slice() {
         Some(slice) => A::write(slice, endian, out),
         None => layout::walk(view, 0, &mut Encoder::new(endian, out)),
@@ -178,7 +193,7 @@ pub(crate) fn encode_sequential<A: Element>(
 }
 
 /// Encode the elements `strided` describes in `memory` into `out`, reusing `scratch`.
-pub(crate) fn encode_strided<A: Element>(
+fn encode_strided<A: Element>(
     mut memory: &[A],
     strided: &Strided,
     endian: Endian,

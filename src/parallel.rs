@@ -1,19 +1,18 @@
 //! Large conversions split across the rayon thread pool (cargo feature `rayon`).
 //!
-//! Each conversion is cut so that tasks never share what they write: standard layouts into
-//! equal runs of elements and bytes; encoding other layouts into consecutive windows of the
-//! byte stream, which read the array's memory in common; decoding into other layouts into
-//! halves of the array's memory along its outermost axis in memory, which read the bytes in
-//! common. The results are the same bytes and elements as on one thread.
+//! Encoding and decoding hand their work here together with the sequential code to run on
+//! each part; this module only cuts the work and runs the parts in the pool. Parts never
+//! share what they write: standard layouts are cut into equal runs of elements and bytes;
+//! encoding other layouts into consecutive windows of the byte stream, which read the
+//! array's memory in common; decoding into other layouts into halves of the array's memory
+//! along its outermost axis in memory, which read the bytes in common. The results are the
+//! same bytes and elements as on one thread.
 
-use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
+use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
 
-use crate::decode::{check_invalid, decode_strided, read_checked};
-use crate::encode::encode_strided;
 use crate::layout::{self, Strided};
-use crate::{Element, Endian, Error};
-use ndarray::Dimension;
+use crate::{Element, Error};
 
 /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
 /// thread. Measured on 2 vCPUs (`perf_table --features rayon --size-mib M`): at 1 MiB the
@@ -25,7 +24,7 @@ pub const PARALLEL_THRESHOLD: usize = 2 << 20;
 const TASK_BYTES: usize = 256 * 1024;
 
 /// Elements per task for a conversion of `len` elements: enough tasks to balance the pool.
-fn per_task<A: Element>(len: usize) -> usize {
+pub(crate) fn per_task<A: Element>(len: usize) -> usize {
     let tasks = 4 * rayon::current_num_threads();
     (len / tasks).max(TASK_BYTES / A::SIZE).max(1)
 }
@@ -42,71 +41,58 @@ fn first(errors: impl ParallelIterator<Item = Error>) -> Result<(), Error> {
     }
 }
 
-/// Move an error found in a piece starting at byte `at` to its place in the whole.
-fn shifted(e: Error, at: usize) -> Error {
-    match e {
-        Error::InvalidBool { offset, value } => Error::InvalidBool {
-            offset: offset + at,
-            value,
-        },
-        other => other,
-    }
+/// `f(a part, b part)` on the parts of `a` and `b` that hold the same elements, `a_per` and
+/// `b_per` items long (the last ones shorter).
+pub(crate) fn zip<X: Sync, Y: Send>(
+    a: &[X],
+    a_per: usize,
+    b: &mut [Y],
+    b_per: usize,
+    f: impl Fn(&[X], &mut [Y]) + Sync + Send,
+) {
+    a.par_chunks(a_per)
+        .zip(b.par_chunks_mut(b_per))
+        .for_each(|(x, y)| f(x, y));
 }
 
-/// Decode `src` into `dst` in equal parts, validating as it goes.
-fn read_all<A: Element>(src: &[u8], endian: Endian, dst: &mut [A]) -> Result<(), Error> {
-    let per = per_task::<A>(dst.len());
+/// [`zip`] for a fallible `f`, which is also told the index of its part: of the errors, the
+/// one at the lowest byte offset.
+pub(crate) fn try_zip<X: Sync, Y: Send>(
+    a: &[X],
+    a_per: usize,
+    b: &mut [Y],
+    b_per: usize,
+    f: impl Fn(usize, &[X], &mut [Y]) -> Result<(), Error> + Sync + Send,
+) -> Result<(), Error> {
     first(
-        src.par_chunks(per * A::SIZE)
-            .zip(dst.par_chunks_mut(per))
+        a.par_chunks(a_per)
+            .zip(b.par_chunks_mut(b_per))
             .enumerate()
-            .filter_map(|(i, (s, d))| {
-                read_checked(s, endian, d)
-                    .err()
-                    .map(|e| shifted(e, i * per * A::SIZE))
-            }),
+            .filter_map(|(i, (x, y))| f(i, x, y).err()),
     )
 }
 
-/// Validate all of `bytes` in equal parts.
-fn check_all<A: Element>(bytes: &[u8]) -> Result<(), Error> {
-    let per = per_task::<A>(bytes.len() / A::SIZE) * A::SIZE;
+/// `f(index, part)` on the parts of `a`, `per` items long: of the errors, the one at the
+/// lowest byte offset.
+pub(crate) fn try_chunks<X: Sync>(
+    a: &[X],
+    per: usize,
+    f: impl Fn(usize, &[X]) -> Result<(), Error> + Sync + Send,
+) -> Result<(), Error> {
     first(
-        bytes
-            .par_chunks(per)
+        a.par_chunks(per)
             .enumerate()
-            .filter_map(|(i, piece)| check_invalid::<A>(piece, i * per).err()),
+            .filter_map(|(i, part)| f(i, part).err()),
     )
 }
 
-/// The parallel `from_zarr_bytes`: validate, then allocate, then convert.
-pub(crate) fn decode_vec<A: Element>(
-    bytes: &[u8],
-    len: usize,
-    endian: Endian,
-) -> Result<Vec<A>, Error> {
-    check_all::<A>(bytes)?;
-    let mut elements = bytemuck::zeroed_vec::<A>(len);
-    read_all(bytes, endian, &mut elements)?;
-    Ok(elements)
-}
-
-/// The parallel encoder: `out` has the checked length.
-pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
-    if let Some(slice) = view.to_slice() {
-        let per = per_task::<A>(slice.len());
-        return slice
-            .par_chunks(per)
-            .zip(out.par_chunks_mut(per * A::SIZE))
-            .for_each(|(s, d)| A::write(s, endian, d));
-    }
-    let Some((strided, memory)) =
-        Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order())
-    else {
-        // Not one memory slice: the sequential traversal.
-        return crate::encode::encode_sequential(view, endian, out);
-    };
-    // Consecutive windows of the stream, each with its own part of `out`.
+/// `f(window, its bytes)` on consecutive windows of the stream of `strided`, each with its
+/// own part of `out` (`A::SIZE` bytes per element).
+pub(crate) fn windows<A: Element>(
+    strided: Strided,
+    out: &mut [u8],
+    f: impl Fn(&Strided, &mut [u8]) + Sync + Send,
+) {
     let mut jobs = Vec::new();
     let mut rest = out;
     layout::windows(
@@ -120,43 +106,30 @@ pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
         },
     );
     jobs.into_par_iter()
-        .for_each(|(window, part)| encode_strided(memory, &window, endian, part, &mut Vec::new()));
+        .for_each(|(window, part)| f(&window, part));
 }
 
-/// The parallel decoder into any layout: `bytes` has the checked length.
-pub(crate) fn decode<A: Element>(
-    mut view: ArrayViewMut<'_, A, IxDyn>,
-    bytes: &[u8],
-    endian: Endian,
-) -> Result<(), Error> {
-    if let Some(slice) = view.as_slice_mut() {
-        return read_all(bytes, endian, slice);
-    }
-    check_all::<A>(bytes)?;
-    if view.as_slice_memory_order_mut().is_none() {
-        // Not one memory slice: the sequential traversal.
-        return crate::decode::decode_sequential(view, bytes, endian);
-    }
-    // The stream strides of the whole array, which every part keeps.
+/// `f(part, stream, out)` on parts of `view`, one slice of memory: halves along its
+/// outermost axis in memory while they are large. Each part keeps `stream`, the stream
+/// strides of the whole view, and is placed at `out` in the stream.
+pub(crate) fn halves<A: Element>(
+    view: ArrayViewMut<'_, A, IxDyn>,
+    f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) + Sync + Send,
+) {
     let mut stream = vec![0; view.ndim()];
     let mut step = 1;
     for k in (0..view.ndim()).rev() {
         stream[k] = step;
         step *= view.shape()[k];
     }
-    split(view, &stream, 0, bytes, endian);
-    Ok(())
+    split(view, &stream, 0, &f);
 }
 
-/// Decode into `view`, one slice of memory placed at `out` in the stream with strides
-/// `stream`, halving it along its outermost axis in memory while it is large.
-fn split<A: Element>(
-    mut view: ArrayViewMut<'_, A, IxDyn>,
-    stream: &[usize],
-    out: usize,
-    bytes: &[u8],
-    endian: Endian,
-) {
+/// The recursion of [`halves`].
+fn split<A: Element, F>(view: ArrayViewMut<'_, A, IxDyn>, stream: &[usize], out: usize, f: &F)
+where
+    F: Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) + Sync + Send,
+{
     // The halves of one memory slice along its outermost axis are one slice each. The last
     // axis is halved only while it keeps whole tiles.
     let outer = (0..view.ndim())
@@ -167,31 +140,8 @@ fn split<A: Element>(
         let mid = view.len_of(Axis(axis)) / 2;
         let (a, b) = view.split_at(Axis(axis), mid);
         let at = out + mid * stream[axis];
-        rayon::join(
-            || split(a, stream, out, bytes, endian),
-            || split(b, stream, at, bytes, endian),
-        );
+        rayon::join(|| split(a, stream, out, f), || split(b, stream, at, f));
         return;
     }
-    let strided = Strided::of(view.shape(), view.strides()).map(|s| s.with_stream(stream));
-    match (strided, view.as_slice_memory_order_mut()) {
-        (Some(strided), Some(memory)) => decode_strided(memory, &strided, out, bytes, endian),
-        // Not expected of a half of one memory slice; correct, one element at a time.
-        _ => {
-            for (index, x) in view.indexed_iter_mut() {
-                let at = out
-                    + index
-                        .slice()
-                        .iter()
-                        .zip(stream)
-                        .map(|(i, s)| i * s)
-                        .sum::<usize>();
-                A::read(
-                    &bytes[at * A::SIZE..(at + 1) * A::SIZE],
-                    endian,
-                    std::slice::from_mut(x),
-                );
-            }
-        }
-    }
+    f(view, stream, out)
 }
