@@ -107,6 +107,10 @@ fn layouts_i32() {
     check_type::<i32>();
 }
 #[test]
+fn layouts_f32() {
+    check_type::<f32>();
+}
+#[test]
 fn layouts_f16() {
     check_type::<f16>();
 }

@@ -1,5 +1,6 @@
 //! Properties of every element type over random shapes (0 to 5 axes of 0 to 9), random
-//! layouts, both byte orders and random regions.
+//! layouts, both byte orders and random regions; and of one type per element size over
+//! shapes at the edges of squares and tiles.
 
 mod common;
 
@@ -181,6 +182,74 @@ properties! {
     float8_e5m2: minifloat::Float8E5M2,
     float8_e5m2fnuz: minifloat::Float8E5M2FNUZ,
     float8_e8m0fnu: minifloat::Float8E8M0FNU,
+}
+
+/// Axis lengths around the edges of squares (8 elements) and tiles (32 to 512 elements),
+/// with empty axes: two or three axes, up to 2^17 elements.
+fn edge_shapes() -> impl Strategy<Value = Vec<usize>> {
+    let edges = vec![
+        0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513,
+    ];
+    prop::collection::vec(prop::sample::select(edges), 2..=3)
+        .prop_filter("small enough", |s| s.iter().product::<usize>() <= 1 << 17)
+}
+
+/// Encoding any layout and decoding into it, for arrays that cross the edges of squares
+/// and tiles: the kernel moves of every element size, in every layout (negative strides
+/// and steps too).
+fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
+    let endian = if big { Endian::Big } else { Endian::Little };
+    let layout = LAYOUTS[layout];
+    let n: usize = shape.iter().product();
+    let a = ArrayD::from_shape_vec(
+        IxDyn(shape),
+        (0..n)
+            .map(|i| common::element::<A>(i + seed as usize))
+            .collect(),
+    )
+    .unwrap();
+    let fill = A::from_bits(&vec![0x77; A::SIZE]);
+    let mut storage = layout.storage(shape, fill);
+    layout.view(storage.view_mut()).assign(&a);
+    let view = layout.view(storage.view_mut());
+    let ctx = format!("{layout:?} {shape:?} {endian:?}");
+
+    let bytes = view.to_zarr_bytes(endian);
+    assert!(bytes == reference_bytes(a.view(), endian), "encode {ctx}");
+    let mut written = Vec::new();
+    view.write_zarr_bytes(endian, &mut written).unwrap();
+    assert!(written == bytes, "write {ctx}");
+    let mut target = layout.storage(shape, fill);
+    layout
+        .view(target.view_mut())
+        .decode_zarr_bytes_into(&bytes, endian)
+        .unwrap();
+    let decoded = bits_of(layout.view(target.view_mut()).view());
+    assert!(decoded == bits_of(a.view()), "decode_into {ctx}");
+}
+
+macro_rules! edges {
+    ($($name:ident: $t:ty),* $(,)?) => {
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+            $(
+                #[test]
+                fn $name(shape in edge_shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
+                    check_edges::<$t>(&shape, layout, big, seed >> 8);
+                }
+            )*
+        }
+    };
+}
+
+// One type per element size, and bool: 1-byte squares, 2-byte squares, then element moves.
+edges! {
+    edges_uint8: u8,
+    edges_uint16: u16,
+    edges_float32: f32,
+    edges_float64: f64,
+    edges_complex128: Complex<f64>,
+    edges_bool: bool,
 }
 
 /// Strings with astral characters, inner NULs and empties, as `fixed_length_utf32` holds
