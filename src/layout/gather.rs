@@ -66,7 +66,9 @@ impl Block {
     }
 
     /// Ask for column `c` of the tile below this one, which the plan visits next, when
-    /// its columns run along memory (`write` for a scatter).
+    /// its columns run along memory (`write` for a scatter). Always inlined: called per
+    /// column, and left out of line once the kernels moved into their own module.
+    #[inline(always)]
     fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
         if self.row_step == 1 {
             if let Ok(below) = usize::try_from(self.offset(self.rows, c)) {

@@ -24,7 +24,7 @@ use portable as target;
 use target::{bytes_transposed, transposed, SIDE};
 pub(crate) use target::{request_ahead, swapped, BULK_SWAP};
 
-/// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather`]); with
+/// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
 /// `swap`, each element goes through `swapped`, which reverses the bytes of its components.
 ///
 /// Squares of 1- and 2-byte elements move through registers; larger elements move one by
@@ -225,6 +225,7 @@ mod sse2 {
 
     /// `dst` becomes `src` with the bytes of each W-byte word reversed (W = 2, 4 or 8;
     /// both lengths are the same multiple of W), 64 bytes at a time.
+    #[inline]
     pub fn swapped<const W: usize>(src: &[u8], dst: &mut [u8]) {
         const { assert!(W == 2 || W == 4 || W == 8) };
         let whole = src;
@@ -276,6 +277,7 @@ mod portable {
 }
 
 /// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
+#[inline]
 pub(crate) fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
     for (s, d) in src.chunks_exact(W).zip(dst.chunks_exact_mut(W)) {
         d.iter_mut().zip(s.iter().rev()).for_each(|(d, &s)| *d = s);

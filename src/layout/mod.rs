@@ -12,7 +12,7 @@
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
-//! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather`],
+//! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather()`],
 //!   [`scatter`]), in squares where a kernel transposes them.
 //! - [`kernels`]: what differs by target and element size: the square kernels, chosen
 //!   by element size in one place, and the bulk byte swap.
