@@ -334,7 +334,7 @@ impl DataType {
                 if *length_bytes == 0 || length_bytes % 4 != 0 =>
             {
                 Err(Error::InvalidLengthBytes {
-                    name: "fixed_length_utf32".into(),
+                    name: self.name().into(),
                     length_bytes: *length_bytes,
                 })
             }

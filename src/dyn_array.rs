@@ -24,7 +24,7 @@ macro_rules! decode_fixed {
 /// Encode an array of the table; the sub-byte integers must fit their bits.
 macro_rules! encode_fixed {
     ($a:expr, $endian:expr, $variant:ident, $t:ty; $bits:literal bits) => {
-        narrowed($a, $bits, DataType::$variant)?.to_zarr_bytes($endian)
+        encode_narrow($a, $bits, DataType::$variant, $endian)?
     };
     ($a:expr, $endian:expr, $variant:ident, $t:ty) => {
         crate::encode::encode_vec($a.view(), $endian)?
@@ -375,8 +375,14 @@ macro_rules! dyn_array {
 
 fixed_types!(dyn_array);
 
-/// The array of a sub-byte integer type as stored: each value's low bits.
-fn narrowed<A: Narrow>(a: &ArrayD<A>, bits: u32, data_type: DataType) -> Result<ArrayD<A>, Error> {
+/// Encode a sub-byte integer type: every value must fit its bits, and each byte keeps only
+/// those bits, cleared in place in the output rather than in a copy of the array.
+fn encode_narrow<A: Narrow>(
+    a: &ArrayD<A>,
+    bits: u32,
+    data_type: DataType,
+    endian: Endian,
+) -> Result<Vec<u8>, Error> {
     if let Some((index, &x)) = a.iter().enumerate().find(|&(_, &x)| A::widen(x, bits) != x) {
         return Err(Error::OutOfRange {
             data_type,
@@ -384,7 +390,10 @@ fn narrowed<A: Narrow>(a: &ArrayD<A>, bits: u32, data_type: DataType) -> Result<
             value: x.into(),
         });
     }
-    Ok(a.mapv(|x| A::narrow(x, bits)))
+    let mut bytes = crate::encode::encode_vec(a.view(), endian)?;
+    let used = 0xff >> (8 - bits);
+    bytes.iter_mut().for_each(|b| *b &= used);
+    Ok(bytes)
 }
 
 /// Bytes of `size` each, as an array of `shape` and a trailing axis of the bytes.

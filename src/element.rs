@@ -249,29 +249,22 @@ low_bits!(minifloat::Float6E2M3FN, Float6E2M3FN);
 low_bits!(minifloat::Float6E3M2FN, Float6E3M2FN);
 
 /// Integers held in the low bits of a byte (`int2`, `int4` as `i8`; `uint2`, `uint4` as
-/// `u8`): what a stored byte means, and what a value stores.
+/// `u8`): what a stored byte means. A value fits when it is its own widening, and is stored
+/// as its low bits.
 pub(crate) trait Narrow: Element + PartialEq + Into<i64> {
     /// The value of the low `bits` bits of `x`: sign-extended, or masked.
     fn widen(x: Self, bits: u32) -> Self;
-    /// The byte that stores `x`, which fits: its low `bits` bits, the others zero.
-    fn narrow(x: Self, bits: u32) -> Self;
 }
 
 impl Narrow for i8 {
     fn widen(x: i8, bits: u32) -> i8 {
         (x << (8 - bits)) >> (8 - bits)
     }
-    fn narrow(x: i8, bits: u32) -> i8 {
-        (x as u8 & (0xff >> (8 - bits))) as i8
-    }
 }
 
 impl Narrow for u8 {
     fn widen(x: u8, bits: u32) -> u8 {
         x & (0xff >> (8 - bits))
-    }
-    fn narrow(x: u8, bits: u32) -> u8 {
-        Self::widen(x, bits)
     }
 }
 
