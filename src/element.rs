@@ -10,7 +10,7 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::layout::kernels;
+use crate::layout::{kernels, Block};
 use crate::minifloat;
 use crate::{DataType, Endian};
 
@@ -139,8 +139,8 @@ word!(u16, write_u16_into, read_u16_into);
 word!(u32, write_u32_into, read_u32_into);
 word!(u64, write_u64_into, read_u64_into);
 
-/// An element that is a `Pod` run of one word type; its tiles move in the squares of its
-/// size.
+/// An element that is a `Pod` run of one word type; its tiles move in the rectangles of
+/// its size.
 macro_rules! element {
     ($t:ty => $w:ty, $d:ident) => {
         impl Element for $t {
@@ -182,7 +182,8 @@ macro_rules! element {
                 endian: Endian,
             ) {
                 let swap = !Self::is_verbatim(endian);
-                kernels::scatter(scratch, block, memory, swap, Self::swapped);
+                let store = |run: &[Self], memory: &mut [Self]| memory.copy_from_slice(run);
+                kernels::scatter(scratch, block, memory, swap, Self::swapped, |x| x, store);
             }
         }
     };
@@ -211,6 +212,21 @@ macro_rules! low_bits {
             }
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
+            }
+            fn scatter(
+                scratch: &[Self],
+                block: &crate::layout::Block,
+                memory: &mut [Self],
+                _: Endian,
+            ) {
+                // As for `bool`: bytes in the byte kernels, made values as they are stored.
+                let bytes: &[u8] = bytemuck::cast_slice(scratch);
+                let store = |run: &[u8], memory: &mut [Self]| {
+                    for (m, &x) in memory.iter_mut().zip(run) {
+                        *m = <$t>::from_bits(x);
+                    }
+                };
+                kernels::scatter(bytes, block, memory, false, |x| x, <$t>::from_bits, store);
             }
             #[inline(always)]
             fn swapped(self) -> Self {
@@ -320,6 +336,24 @@ impl sealed::Convert for bool {
     #[inline(always)]
     fn swapped(self) -> Self {
         self
+    }
+    fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _: Endian) {
+        // The tile moves as bytes, in the byte kernels, and each byte becomes a `bool` as
+        // it is stored.
+        let bytes: &[u8] = bytemuck::cast_slice(scratch);
+        kernels::scatter(
+            bytes,
+            block,
+            memory,
+            false,
+            |x| x,
+            |x| x != 0,
+            |run, memory| {
+                for (m, &x) in memory.iter_mut().zip(run) {
+                    *m = x != 0;
+                }
+            },
+        );
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()

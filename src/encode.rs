@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
+use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
@@ -124,7 +125,7 @@ where
         match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
             // One memory slice: windows are index arithmetic, and each keeps the tiling.
             Some((strided, memory)) => {
-                let mut scratch = Vec::new();
+                let mut scratch = Scratch::default();
                 layout::windows(strided, per_window, 0, &mut |window, _| {
                     if result.is_ok() {
                         let bytes = &mut buffer[..window.len() * A::SIZE];
@@ -177,7 +178,7 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
     }
     match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
         Some((strided, memory)) => parallel::windows::<A>(strided, out, |window, part| {
-            encode_strided(memory, window, endian, part, &mut Vec::new())
+            encode_strided(memory, window, endian, part, &mut Scratch::default())
         }),
         // Not one memory slice: the sequential traversal.
         None => encode_sequential(view, endian, out),
@@ -198,7 +199,7 @@ fn encode_strided<A: Element>(
     strided: &Strided,
     endian: Endian,
     out: &mut [u8],
-    scratch: &mut Vec<A>,
+    scratch: &mut Scratch<A>,
 ) {
     let mut encoder = Encoder::new(endian, out);
     encoder.scratch = std::mem::take(scratch);
@@ -206,12 +207,29 @@ fn encode_strided<A: Element>(
     *scratch = encoder.scratch;
 }
 
+/// The scratch buffers of an encoder, allocated on the first block that needs one:
+/// standard layouts never do.
+struct Scratch<A> {
+    /// Tiles of elements, converted as they are gathered.
+    elements: Vec<A>,
+    /// Tiles of 1-byte elements, gathered as the bytes they are.
+    bytes: Vec<u8>,
+}
+
+impl<A> Default for Scratch<A> {
+    fn default() -> Self {
+        Scratch {
+            elements: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+}
+
 /// Blocks from memory to bytes.
 struct Encoder<'o, A> {
     endian: Endian,
     out: &'o mut [u8],
-    /// Allocated on the first block that needs it: standard layouts never do.
-    scratch: Vec<A>,
+    scratch: Scratch<A>,
 }
 
 impl<'o, A: Element> Encoder<'o, A> {
@@ -219,8 +237,27 @@ impl<'o, A: Element> Encoder<'o, A> {
         Encoder {
             endian,
             out,
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
         }
+    }
+}
+
+/// Gather block `b` into the first tile of `scratch` with `gather`, which converts, and
+/// copy the tile's rows to their places in `out`.
+fn gathered<P: Element>(
+    scratch: &mut Vec<P>,
+    b: &Block,
+    out: &mut [u8],
+    gather: impl FnOnce(&mut [P]),
+) {
+    scratch.resize(layout::tile::<P>().len(), P::zeroed());
+    let tile = &mut scratch[..b.rows * b.pitch];
+    gather(tile);
+    let n = b.cols * P::SIZE;
+    for (r, row) in tile.chunks_exact(b.pitch).enumerate() {
+        let at = b.stream_row(r) * P::SIZE;
+        layout::prefetch(out, b.stream_row(r + b.rows) * P::SIZE, n, true);
+        P::write(&row[..b.cols], Endian::NATIVE, &mut out[at..at + n]);
     }
 }
 
@@ -238,24 +275,26 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             }
             return;
         }
-        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
-        let tile = &mut self.scratch[..b.rows * b.pitch];
-        // Converted while gathered, so the rows are plain copies.
-        A::gather(memory, &b, tile, self.endian);
-        for (r, row) in tile.chunks_exact(b.pitch).enumerate() {
-            let at = b.stream_row(r) * A::SIZE;
-            layout::prefetch(self.out, b.stream_row(r + b.rows) * A::SIZE, n, true);
-            A::write(&row[..b.cols], Endian::NATIVE, &mut self.out[at..at + n]);
+        if A::SIZE == 1 {
+            // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
+            // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
+            let bytes: &[u8] = bytemuck::cast_slice(memory);
+            let gather = |tile: &mut [u8]| <u8 as Convert>::gather(bytes, &b, tile, Endian::NATIVE);
+            return gathered(&mut self.scratch.bytes, &b, self.out, gather);
         }
+        // Converted while gathered, so the rows are plain copies.
+        let gather = |tile: &mut [A]| A::gather(memory, &b, tile, self.endian);
+        gathered(&mut self.scratch.elements, &b, self.out, gather);
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        let scratch = &mut self.scratch.elements;
+        scratch.resize(layout::tile::<A>().len(), A::zeroed());
         let mut elements = view.iter();
         let mut at = out * A::SIZE;
         loop {
             let mut len = 0;
-            for (slot, x) in self.scratch.iter_mut().zip(&mut elements) {
+            for (slot, x) in scratch.iter_mut().zip(&mut elements) {
                 *slot = *x;
                 len += 1;
             }
@@ -263,7 +302,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
                 return;
             }
             let n = len * A::SIZE;
-            A::write(&self.scratch[..len], self.endian, &mut self.out[at..at + n]);
+            A::write(&scratch[..len], self.endian, &mut self.out[at..at + n]);
             at += n;
         }
     }

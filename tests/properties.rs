@@ -184,17 +184,18 @@ properties! {
     float8_e8m0fnu: minifloat::Float8E8M0FNU,
 }
 
-/// Axis lengths around the edges of squares (8 elements) and tiles (32 to 512 elements),
-/// with empty axes: two or three axes, up to 2^17 elements.
+/// Axis lengths around the edges of rectangles (4, 8 and 16 elements) and tiles (32 to 512
+/// elements), with empty axes: two or three axes, up to 2^17 elements.
 fn edge_shapes() -> impl Strategy<Value = Vec<usize>> {
     let edges = vec![
-        0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513,
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,
+        257, 511, 512, 513,
     ];
     prop::collection::vec(prop::sample::select(edges), 2..=3)
         .prop_filter("small enough", |s| s.iter().product::<usize>() <= 1 << 17)
 }
 
-/// Encoding any layout and decoding into it, for arrays that cross the edges of squares
+/// Encoding any layout and decoding into it, for arrays that cross the edges of rectangles
 /// and tiles: the kernel moves of every element size, in every layout (negative strides
 /// and steps too).
 fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {

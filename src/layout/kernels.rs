@@ -1,9 +1,9 @@
-//! The kernels: how the elements of one square of a tile, or of one bulk conversion, move
-//! on this target. The size of an element picks how its tiles move, here and nowhere else
-//! ([`gather`], [`scatter`]): 1-byte elements in 8 × 8 squares, 2-byte elements in
-//! [`SIDE`] × [`SIDE`] squares, larger ones one by one. Elements that are not `Pod`
-//! (`bool`, minifloats in the low bits of a byte) and raw bits move one by one
-//! ([`gather_each`], [`scatter_each`]).
+//! The kernels: how the elements of one rectangle of a tile, or of one bulk conversion,
+//! move on this target. The size of an element and the height of a tile pick how its
+//! elements move, here and nowhere else ([`gather`], [`scatter`]): 1- and 2-byte elements
+//! in rectangles transposed in registers ([`transposed`]), larger ones one by one. Elements
+//! that are not `Pod` (`bool`, minifloats in the low bits of a byte) and raw bits move one
+//! by one ([`gather_each`], [`scatter_each`]).
 
 use bytemuck::Pod;
 
@@ -21,17 +21,21 @@ use sse2 as target;
 )))]
 use portable as target;
 
-use target::{bytes_transposed, transposed, SIDE};
+use target::Register;
 pub(crate) use target::{request_ahead, swapped, BULK_SWAP};
 
 /// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
 /// `swap`, each element goes through `swapped`, which reverses the bytes of its components.
 ///
-/// Squares of 1- and 2-byte elements move through registers; larger elements move one by
-/// one down each column of the tile, measured (`perf_table`) faster than squares, whose
-/// registers spill for 8- and 16-byte elements, and than converting the rows of the tile
-/// afterwards in bulk. The casts between `A` and the kernels' words are by the size just
-/// matched.
+/// The table of rectangles: R rows (along memory) × K columns (along the stream) of
+/// `size`-byte elements, N registers of 16 bytes, transposed in log2(K) rounds. Tiles
+/// whose rows run along memory for 16 elements or more move 1-byte elements in 16 × 8
+/// rectangles, 2-byte elements in 8 × 8 squares; short rows (4 to 15 elements, as in a
+/// stack of 4 planes stored interleaved) in 4 × 16 and 4 × 8 rectangles. Larger elements
+/// move one by one down each column of the tile, measured (`perf_table`) faster than
+/// squares, whose registers spill for 8- and 16-byte elements, and than converting the rows
+/// of the tile afterwards in bulk. The casts between `A` and the registers are by the size
+/// just matched.
 #[inline(always)]
 pub(crate) fn gather<A: Pod>(
     memory: &[A],
@@ -41,36 +45,129 @@ pub(crate) fn gather<A: Pod>(
     swapped: impl Fn(A) -> A,
 ) {
     let convert = |x: A| if swap { swapped(x) } else { x };
-    match std::mem::size_of::<A>() {
-        1 => super::gather::<A, 8>(memory, block, scratch, convert, |s| {
-            bytemuck::cast(bytes_transposed(bytemuck::cast(s)))
+    match (std::mem::size_of::<A>(), block.rows) {
+        (1, 16..) => super::gather::<A, 16, 8>(memory, block, scratch, convert, |s| {
+            transposed::<_, _, 8, 1, 3>(s, false)
         }),
-        2 => super::gather::<A, SIDE>(memory, block, scratch, convert, |s| {
-            bytemuck::cast(transposed(bytemuck::cast(s), swap))
+        (1, 4..) => super::gather::<A, 4, 16>(memory, block, scratch, convert, |s| {
+            transposed::<_, _, 4, 1, 4>(s, false)
+        }),
+        (2, 8..) => super::gather::<A, 8, 8>(memory, block, scratch, convert, |s| {
+            transposed::<_, _, 8, 2, 3>(s, swap)
+        }),
+        (2, 4..) => super::gather::<A, 4, 8>(memory, block, scratch, convert, |s| {
+            transposed::<_, _, 4, 2, 3>(s, swap)
         }),
         _ => gather_each(memory, block, scratch, swap, swapped),
     }
 }
 
 /// Scatter `scratch`, in stream order, into `block` of `memory` (see [`super::scatter`]),
-/// in the squares of [`gather`].
+/// in the rectangles of [`gather`], transposed back in log2(R) rounds. Each element is a
+/// `P` in the scratch buffer and becomes an `A` through `finish`, or a run of them through
+/// `store` (a copy for `Pod` elements; the elements that valid bytes stand for when
+/// 1-byte elements move as bytes).
 #[inline(always)]
-pub(crate) fn scatter<A: Pod>(
-    scratch: &[A],
+pub(crate) fn scatter<P: Pod, A: Copy>(
+    scratch: &[P],
     block: &Block,
     memory: &mut [A],
     swap: bool,
-    swapped: impl Fn(A) -> A,
+    swapped: impl Fn(P) -> P,
+    finish: impl Fn(P) -> A,
+    store: impl Fn(&[P], &mut [A]),
 ) {
-    let convert = |x: A| if swap { swapped(x) } else { x };
-    match std::mem::size_of::<A>() {
-        1 => super::scatter::<A, 8>(scratch, block, memory, convert, |s| {
-            bytemuck::cast(bytes_transposed(bytemuck::cast(s)))
+    let convert = |x: P| finish(if swap { swapped(x) } else { x });
+    match (std::mem::size_of::<P>(), block.rows) {
+        (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &store, |s| {
+            transposed::<_, _, 8, 1, 4>(s, false)
         }),
-        2 => super::scatter::<A, SIDE>(scratch, block, memory, convert, |s| {
-            bytemuck::cast(transposed(bytemuck::cast(s), swap))
+        (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &store, |s| {
+            transposed::<_, _, 4, 1, 2>(s, false)
         }),
-        _ => scatter_each(scratch, block, memory, swap, swapped),
+        (2, 8..) => super::scatter::<P, A, 8, 8>(scratch, block, memory, convert, &store, |s| {
+            transposed::<_, _, 8, 2, 3>(s, swap)
+        }),
+        (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &store, |s| {
+            transposed::<_, _, 4, 2, 2>(s, swap)
+        }),
+        // Two loops rather than a test per element.
+        _ if swap => {
+            let convert = |x: P| finish(swapped(x));
+            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &store, |s| s)
+        }
+        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, &finish, &store, |s| s),
+    }
+}
+
+/// A rectangle of `W`-byte elements held in N registers, transposed: K runs of R elements
+/// (`S = [[A; R]; K]`) become R runs of K (`T = [[A; K]; R]`) in `ROUNDS` = log2(K) rounds,
+/// with `swap` the bytes of each 2-byte element reversed too.
+///
+/// Number the elements in memory order: element (j, i) of `S` is number j·R + i, whose
+/// binary digits are those of j followed by those of i. Each round pairs register `k` with
+/// register `k + N/2` and interleaves their elements, the low halves into register `2k`
+/// and the high halves into `2k + 1`, which moves every element from number x to number x
+/// rotated left by one digit. log2(K) rounds move the digits of j below those of i: element
+/// (i, j) of `T`. The casts cannot fail for the sizes the table pairs.
+#[inline(always)]
+fn transposed<S: Pod, T: Pod, const N: usize, const W: usize, const ROUNDS: usize>(
+    s: S,
+    swap: bool,
+) -> T {
+    let mut registers: [Register; N] = bytemuck::cast(s);
+    for _ in 0..ROUNDS {
+        registers = interleaved::<_, N, W>(registers);
+    }
+    if swap && W == 2 {
+        // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
+        for r in &mut registers {
+            *r = r.swap_pairs();
+        }
+    }
+    bytemuck::cast(registers)
+}
+
+/// One round of [`transposed`]: register `2k` (`2k + 1`) interleaves the low (high) halves
+/// of registers `k` and `k + N/2`, `W` bytes at a time.
+#[inline(always)]
+fn interleaved<R: Lanes, const N: usize, const W: usize>(registers: [R; N]) -> [R; N] {
+    std::array::from_fn(|k| {
+        let (a, b) = (registers[k / 2], registers[k / 2 + N / 2]);
+        R::interleave::<W>(a, b, k % 2 == 1)
+    })
+}
+
+/// A register of 16 bytes in memory order, as the kernels use it.
+trait Lanes: Pod {
+    /// The `W`-byte elements of the low (`high`: high) halves of `a` and `b`, alternately:
+    /// a₀ b₀ a₁ b₁ …
+    fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self;
+    /// Each 2-byte element with its two bytes exchanged.
+    fn swap_pairs(self) -> Self;
+}
+
+/// A register in plain bytes: the kernels of targets without SSE2, and the definition the
+/// SSE2 registers are tested against on every target.
+impl Lanes for [u8; 16] {
+    #[inline(always)]
+    fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self {
+        let mut r = [0u8; 16];
+        let half = if high { 8 } else { 0 };
+        for (i, pair) in r.chunks_exact_mut(2 * W).enumerate() {
+            let at = half + i * W;
+            pair[..W].copy_from_slice(&a[at..at + W]);
+            pair[W..].copy_from_slice(&b[at..at + W]);
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn swap_pairs(mut self) -> Self {
+        for pair in self.chunks_exact_mut(2) {
+            pair.swap(0, 1);
+        }
+        self
     }
 }
 
@@ -85,9 +182,9 @@ pub(crate) fn gather_each<A: Copy>(
 ) {
     // Two loops rather than a test per element.
     if swap {
-        super::gather::<_, 1>(memory, block, scratch, swapped, |s| s);
+        super::gather::<_, 1, 1>(memory, block, scratch, swapped, |s| s);
     } else {
-        super::gather::<_, 1>(memory, block, scratch, |x| x, |s| s);
+        super::gather::<_, 1, 1>(memory, block, scratch, |x| x, |s| s);
     }
 }
 
@@ -100,15 +197,15 @@ pub(crate) fn scatter_each<A: Copy>(
     swap: bool,
     swapped: impl Fn(A) -> A,
 ) {
+    let store = |run: &[A], memory: &mut [A]| memory.copy_from_slice(run);
     if swap {
-        super::scatter::<_, 1>(scratch, block, memory, swapped, |s| s);
+        super::scatter::<_, _, 1, 1>(scratch, block, memory, swapped, store, |s| s);
     } else {
-        super::scatter::<_, 1>(scratch, block, memory, |x| x, |s| s);
+        super::scatter::<_, _, 1, 1>(scratch, block, memory, |x| x, store, |s| s);
     }
 }
 
-/// The kernels that use SSE2 registers: squares of 1- and 2-byte elements and bulk byte
-/// swaps.
+/// The kernels that use SSE2 registers: the rectangles' interleaves and bulk byte swaps.
 #[cfg(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
@@ -117,11 +214,11 @@ mod sse2 {
     use safe_arch::{
         bitor_m128i, m128i, prefetch_t0, shl_imm_u16_m128i, shr_imm_u16_m128i,
         shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-        unpack_high_i32_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
+        unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i8_m128i,
     };
 
-    /// Side of the squares.
-    pub const SIDE: usize = 8;
+    /// The registers of the rectangles.
+    pub type Register = m128i;
 
     /// Bytes ahead of a bulk swap that the source is requested, one cache line per 64-byte
     /// step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which the
@@ -143,65 +240,22 @@ mod sse2 {
         }
     }
 
-    /// Each 2-byte element of a register with its two bytes exchanged.
-    #[inline(always)]
-    fn swap_pairs(r: m128i) -> m128i {
-        bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r))
-    }
-
-    /// A square of N = [`SIDE`] rows of 16 bytes (N 2-byte elements each) transposed
-    /// (`square[j][i]` becomes `result[i][j]`), with `swap` the bytes of each element
-    /// reversed too.
-    ///
-    /// Each round pairs row `k` with row `k + N/2` and interleaves their elements, the low
-    /// halves into one row and the high halves into the next; log2(N) rounds of this
-    /// perfect shuffle leave the square transposed.
-    #[inline(always)]
-    pub fn transposed(square: [[u16; SIDE]; SIDE], swap: bool) -> [[u16; SIDE]; SIDE] {
-        const N: usize = SIDE;
-        // Whole-array casts and loops rather than `map`, which can stay out of line.
-        let mut rows = bytemuck::must_cast::<[[u16; N]; N], [m128i; N]>(square);
-        for _ in 0..N.trailing_zeros() {
-            rows = std::array::from_fn(|k| {
-                let (a, b) = (rows[k / 2], rows[k / 2 + N / 2]);
-                if k % 2 == 0 {
-                    unpack_low_i16_m128i(a, b)
-                } else {
-                    unpack_high_i16_m128i(a, b)
-                }
-            });
-        }
-        if swap {
-            for r in &mut rows {
-                *r = swap_pairs(*r);
+    impl super::Lanes for m128i {
+        #[inline(always)]
+        fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self {
+            match (W, high) {
+                (1, false) => unpack_low_i8_m128i(a, b),
+                (1, true) => unpack_high_i8_m128i(a, b),
+                (2, false) => unpack_low_i16_m128i(a, b),
+                (2, true) => unpack_high_i16_m128i(a, b),
+                _ => unreachable!("the rectangles hold 1- and 2-byte elements"),
             }
         }
-        bytemuck::must_cast::<[m128i; N], [[u16; N]; N]>(rows)
-    }
 
-    /// A square of 8 × 8 one-byte elements transposed (`square[j][i]` becomes
-    /// `result[i][j]`) in the low halves of SSE2 registers: the runs interleaved by bytes,
-    /// then by pairs, then by quadruples leave two rows in each of four registers. Twelve
-    /// unpacks per 64 bytes, where 64-bit words ([`super::swar`]) take about a hundred
-    /// operations.
-    #[inline(always)]
-    pub fn bytes_transposed(square: [[u8; 8]; 8]) -> [[u8; 8]; 8] {
-        let runs = bytemuck::must_cast::<[[u8; 8]; 8], [u64; 8]>(square);
-        let r: [m128i; 8] = std::array::from_fn(|j| m128i::from([runs[j], 0]));
-        let a: [m128i; 4] = std::array::from_fn(|k| unpack_low_i8_m128i(r[2 * k], r[2 * k + 1]));
-        let b = [
-            unpack_low_i16_m128i(a[0], a[1]),
-            unpack_high_i16_m128i(a[0], a[1]),
-            unpack_low_i16_m128i(a[2], a[3]),
-            unpack_high_i16_m128i(a[2], a[3]),
-        ];
-        let rows = [
-            unpack_low_i32_m128i(b[0], b[2]),
-            unpack_high_i32_m128i(b[0], b[2]),
-            unpack_low_i32_m128i(b[1], b[3]),
-            unpack_high_i32_m128i(b[1], b[3]),
-        ];
-        bytemuck::must_cast::<[m128i; 4], [[u8; 8]; 8]>(rows)
+        #[inline(always)]
+        fn swap_pairs(self) -> Self {
+            bitor_m128i(shl_imm_u16_m128i::<8>(self), shr_imm_u16_m128i::<8>(self))
+        }
     }
 
     /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
@@ -209,7 +263,7 @@ mod sse2 {
     #[inline(always)]
     fn swap_words<const W: usize>(r: m128i) -> m128i {
         // Pair orders in each half of the register: 1 0 3 2 (4-byte words), 3 2 1 0.
-        let r = swap_pairs(r);
+        let r = super::Lanes::swap_pairs(r);
         match W {
             4 => move_pairs::<0b10_11_00_01>(r),
             8 => move_pairs::<0b00_01_10_11>(r),
@@ -244,8 +298,8 @@ mod sse2 {
     }
 }
 
-/// The kernels of targets without SSE2: squares in 64-bit words (4 × 4 of 2-byte
-/// elements, 8 × 8 of 1-byte ones), and byteorder's bulk conversions.
+/// The kernels of targets without SSE2: the rectangles in plain byte arrays, and
+/// byteorder's bulk conversions.
 #[cfg(not(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
@@ -253,8 +307,8 @@ mod sse2 {
 mod portable {
     pub(crate) use super::swapped_words as swapped;
 
-    /// Side of the squares of 2-byte elements.
-    pub const SIDE: usize = 4;
+    /// The registers of the rectangles: 16 bytes in memory order.
+    pub type Register = [u8; 16];
 
     /// Whether [`swapped`] beats byteorder's bulk conversions: not without SSE2.
     pub const BULK_SWAP: bool = false;
@@ -262,18 +316,6 @@ mod portable {
     /// A hint for a bulk conversion: none on these targets.
     #[inline(always)]
     pub fn request_ahead(_bytes: &[u8], _at: usize) {}
-
-    /// A square of 4 × 4 two-byte elements transposed in 64-bit words.
-    #[inline(always)]
-    pub fn transposed(square: [[u16; SIDE]; SIDE], swap: bool) -> [[u16; SIDE]; SIDE] {
-        super::words_transposed(square, swap)
-    }
-
-    /// A square of 8 × 8 one-byte elements transposed in 64-bit words.
-    #[inline(always)]
-    pub fn bytes_transposed(square: [[u8; 8]; 8]) -> [[u8; 8]; 8] {
-        super::words_transposed(square, false)
-    }
 }
 
 /// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
@@ -284,113 +326,72 @@ pub(crate) fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
     }
 }
 
-/// A square of `LANES` × `LANES` elements of `64 / LANES` bits, one word per run,
-/// transposed: `square[j][i]` becomes `result[i][j]`; with `swap`, the bytes of each
-/// 2-byte element are reversed too.
-#[cfg_attr(
-    all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ),
-    allow(dead_code, reason = "the portable kernel: tested on every target")
-)]
-#[inline(always)]
-fn words_transposed<T: Pod, const LANES: usize>(
-    square: [[T; LANES]; LANES],
-    swap: bool,
-) -> [[T; LANES]; LANES] {
-    let words = swar(square.map(bytemuck::must_cast::<[T; LANES], u64>));
-    let bytes = 0x00ff_00ff_00ff_00ffu64;
-    words.map(|w| {
-        let w = if swap {
-            ((w & bytes) << 8) | ((w >> 8) & bytes)
-        } else {
-            w
-        };
-        bytemuck::must_cast::<u64, [T; LANES]>(w)
-    })
-}
-
-/// Transpose `LANES` words of `LANES` lanes each: lane `i` of word `j` goes to lane `j` of
-/// word `i`. Blocks of 1, 2, 4 … lanes swap places between word pairs through masks and
-/// shifts.
-///
-/// Lanes are numbered by position in memory, so moving a lane up is a left shift on a
-/// little-endian machine and a right shift on a big-endian one.
-#[cfg_attr(
-    all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ),
-    allow(dead_code, reason = "the portable kernel: tested on every target")
-)]
-#[inline(always)]
-fn swar<const LANES: usize>(mut words: [u64; LANES]) -> [u64; LANES] {
-    let lane_bits = 64 / LANES as u32;
-    let up = |x: u64, n: u32| {
-        if cfg!(target_endian = "big") {
-            x >> n
-        } else {
-            x << n
-        }
-    };
-    let down = |x: u64, n: u32| {
-        if cfg!(target_endian = "big") {
-            x << n
-        } else {
-            x >> n
-        }
-    };
-    let mut block = 1;
-    while block < LANES {
-        // Lanes whose index has the `block` bit clear, as a mask in memory order.
-        let mut bytes = [0u8; 8];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            let lane = i * LANES / 8;
-            *b = if lane & block == 0 { 0xff } else { 0 };
-        }
-        let keep = u64::from_ne_bytes(bytes);
-        let shift = block as u32 * lane_bits;
-        for i in (0..LANES).filter(|i| i & block == 0) {
-            let (lo, hi) = (words[i], words[i + block]);
-            words[i] = (lo & keep) | up(hi & keep, shift);
-            words[i + block] = down(lo & !keep, shift) | (hi & !keep);
-        }
-        block *= 2;
-    }
-    words
-}
-
 #[cfg(test)]
 mod tests {
-    /// The square kernels against the definition: `result[i][j] == square[j][i]`, with
-    /// each element's bytes reversed when asked.
-    fn check<const N: usize>(kernel: impl Fn([[u16; N]; N], bool) -> [[u16; N]; N]) {
-        let square: [[u16; N]; N] =
-            std::array::from_fn(|j| std::array::from_fn(|i| (0x1200 + 0x100 * j + i) as u16));
-        for swap in [false, true] {
-            let result = kernel(square, swap);
-            for (i, row) in result.iter().enumerate() {
-                for (j, &x) in row.iter().enumerate() {
-                    let want = if swap {
-                        square[j][i].swap_bytes()
-                    } else {
-                        square[j][i]
-                    };
-                    assert_eq!(x, want, "N = {N}, swap = {swap}, ({i}, {j})");
+    use bytemuck::Pod;
+
+    use super::{interleaved, Lanes};
+
+    /// [`super::transposed`] with registers of type `L`.
+    fn transposed_in<L: Lanes, S: Pod, T: Pod, const N: usize, const W: usize>(
+        s: S,
+        rounds: usize,
+        swap: bool,
+    ) -> T {
+        let mut registers: [L; N] = bytemuck::cast(s);
+        for _ in 0..rounds {
+            registers = interleaved::<_, N, W>(registers);
+        }
+        if swap {
+            registers = registers.map(L::swap_pairs);
+        }
+        bytemuck::cast(registers)
+    }
+
+    /// Every rectangle of the table, forward (K runs of R) and back (R runs of K), with
+    /// plain byte registers and with this target's, against the definition: `result[i][j]
+    /// == runs[j][i]`, each element's bytes reversed when asked.
+    #[test]
+    fn rectangles_transpose() {
+        fn check<
+            T: Pod + std::fmt::Debug + PartialEq,
+            const R: usize,
+            const K: usize,
+            const N: usize,
+            const W: usize,
+        >(
+            element: impl Fn(usize) -> T,
+            swapped: impl Fn(T) -> T,
+        ) {
+            let runs: [[T; R]; K] =
+                std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
+            let rows: [[T; K]; R] = std::array::from_fn(|i| std::array::from_fn(|j| runs[j][i]));
+            for swap in [false, true] {
+                if swap && W != 2 {
+                    continue;
                 }
+                let s = |x: T| if swap { swapped(x) } else { x };
+                let forward: [[T; K]; R] = rows.map(|r| r.map(s));
+                let back: [[T; R]; K] = runs.map(|r| r.map(s));
+                let k = K.trailing_zeros() as usize;
+                let r = R.trailing_zeros() as usize;
+                let ctx = format!("{R} × {K}, {W}-byte elements, swap {swap}");
+                let got: [[T; K]; R] = transposed_in::<[u8; 16], _, _, N, W>(runs, k, swap);
+                assert_eq!(got, forward, "plain registers forward, {ctx}");
+                let got: [[T; R]; K] = transposed_in::<[u8; 16], _, _, N, W>(rows, r, swap);
+                assert_eq!(got, back, "plain registers back, {ctx}");
+                let got: [[T; K]; R] = transposed_in::<super::Register, _, _, N, W>(runs, k, swap);
+                assert_eq!(got, forward, "target registers forward, {ctx}");
+                let got: [[T; R]; K] = transposed_in::<super::Register, _, _, N, W>(rows, r, swap);
+                assert_eq!(got, back, "target registers back, {ctx}");
             }
         }
-    }
-
-    #[test]
-    fn words_transpose_2_byte_squares() {
-        check::<4>(super::words_transposed::<u16, 4>);
-    }
-
-    #[test]
-    fn target_transposes_2_byte_squares() {
-        check::<{ super::target::SIDE }>(super::target::transposed);
+        let byte = |n: usize| (n * 7 + 3) as u8;
+        let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
+        check::<u8, 16, 8, 8, 1>(byte, |x| x);
+        check::<u8, 4, 16, 4, 1>(byte, |x| x);
+        check::<u16, 8, 8, 8, 2>(pair, u16::swap_bytes);
+        check::<u16, 4, 8, 4, 2>(pair, u16::swap_bytes);
     }
 
     /// The bulk swap against its definition, for lengths around its 64-byte steps.
@@ -410,25 +411,6 @@ mod tests {
             check::<2>(&bytes[..len]);
             check::<4>(&bytes[..len]);
             check::<8>(&bytes[..len]);
-        }
-    }
-
-    #[test]
-    fn transpose_1_byte_squares() {
-        let square: [[u8; 8]; 8] =
-            std::array::from_fn(|j| std::array::from_fn(|i| (16 * j + i) as u8));
-        type Square = [[u8; 8]; 8];
-        let kernels: [fn(Square) -> Square; 2] = [
-            |s| super::words_transposed::<u8, 8>(s, false),
-            super::target::bytes_transposed,
-        ];
-        for kernel in kernels {
-            let result = kernel(square);
-            for (i, row) in result.iter().enumerate() {
-                for (j, &x) in row.iter().enumerate() {
-                    assert_eq!(x, square[j][i], "({i}, {j})");
-                }
-            }
         }
     }
 }

@@ -13,9 +13,9 @@
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
 //! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather()`],
-//!   [`scatter`]), in squares where a kernel transposes them.
-//! - [`kernels`]: what differs by target and element size: the square kernels, chosen
-//!   by element size in one place, and the bulk byte swap.
+//!   [`scatter`]), in rectangles where a kernel transposes them.
+//! - [`kernels`]: what differs by target and element size: the rectangle kernels, chosen
+//!   by element size and tile height in one place, and the bulk byte swap.
 
 use crate::Error;
 

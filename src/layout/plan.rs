@@ -180,18 +180,19 @@ impl Tile {
 }
 
 /// The tile of `A`, as measured fastest (`perf_table`, Fortran and transposed layouts):
-/// 32 KiB of elements in 64 columns for elements of 4 bytes and more; 64 KiB in 512-byte
-/// stream runs (128 rows) for 1- and 2-byte elements, which move in squares. Rows are a
-/// cache line longer in the scratch buffer (a gain of 0.03–0.08 of memcpy for 2-byte
-/// elements, none lost elsewhere): at most 72 KiB, for 1- and 2-byte elements.
+/// 32 KiB of elements in 64 columns for elements of 4 bytes and more; for 1- and 2-byte
+/// elements, which move in rectangles, 256 columns (256- and 512-byte stream runs) and as
+/// many rows, a multiple of 16, as fit 72 KiB. Rows are a cache line longer in the scratch
+/// buffer (a gain of 0.03–0.08 of memcpy for 2-byte elements, none lost elsewhere).
 pub(crate) fn tile<A>() -> Tile {
     let size = std::mem::size_of::<A>().max(1);
-    let (bytes, cols) = if size <= 2 {
-        (64 * 1024, 512 / size)
-    } else {
-        (32 * 1024, 64)
-    };
-    let cols = cols.min(bytes / size).max(1);
+    if size <= 2 {
+        let cols = 256;
+        let pitch = cols + LINE_BYTES / size;
+        let rows = 72 * 1024 / size / pitch / 16 * 16;
+        return Tile { rows, cols, pitch };
+    }
+    let (bytes, cols) = (32 * 1024, 64.min(32 * 1024 / size).max(1));
     Tile {
         rows: (bytes / size / cols).max(1),
         cols,
