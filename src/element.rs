@@ -166,21 +166,11 @@ macro_rules! element {
                 let words: [$w; WORDS] = bytemuck::cast(self);
                 bytemuck::cast(words.map(<$w>::swap_bytes))
             }
-            fn gather(
-                memory: &[Self],
-                block: &crate::layout::Block,
-                scratch: &mut [Self],
-                endian: Endian,
-            ) {
+            fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian) {
                 let swap = !Self::is_verbatim(endian);
                 kernels::gather(memory, block, scratch, swap, Self::swapped);
             }
-            fn scatter(
-                scratch: &[Self],
-                block: &crate::layout::Block,
-                memory: &mut [Self],
-                endian: Endian,
-            ) {
+            fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian) {
                 let swap = !Self::is_verbatim(endian);
                 let store = |run: &[Self], memory: &mut [Self]| memory.copy_from_slice(run);
                 kernels::scatter(scratch, block, memory, swap, Self::swapped, |x| x, store);
@@ -213,20 +203,8 @@ macro_rules! low_bits {
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
             }
-            fn scatter(
-                scratch: &[Self],
-                block: &crate::layout::Block,
-                memory: &mut [Self],
-                _: Endian,
-            ) {
-                // As for `bool`: bytes in the byte kernels, made values as they are stored.
-                let bytes: &[u8] = bytemuck::cast_slice(scratch);
-                let store = |run: &[u8], memory: &mut [Self]| {
-                    for (m, &x) in memory.iter_mut().zip(run) {
-                        *m = <$t>::from_bits(x);
-                    }
-                };
-                kernels::scatter(bytes, block, memory, false, |x| x, <$t>::from_bits, store);
+            fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _: Endian) {
+                kernels::scatter_bytes(scratch, block, memory, <$t>::from_bits);
             }
             #[inline(always)]
             fn swapped(self) -> Self {
@@ -338,22 +316,7 @@ impl sealed::Convert for bool {
         self
     }
     fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _: Endian) {
-        // The tile moves as bytes, in the byte kernels, and each byte becomes a `bool` as
-        // it is stored.
-        let bytes: &[u8] = bytemuck::cast_slice(scratch);
-        kernels::scatter(
-            bytes,
-            block,
-            memory,
-            false,
-            |x| x,
-            |x| x != 0,
-            |run, memory| {
-                for (m, &x) in memory.iter_mut().zip(run) {
-                    *m = x != 0;
-                }
-            },
-        );
+        kernels::scatter_bytes(scratch, block, memory, |x| x != 0);
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()

@@ -47,16 +47,16 @@ pub(crate) fn gather<A: Pod>(
     let convert = |x: A| if swap { swapped(x) } else { x };
     match (std::mem::size_of::<A>(), block.rows) {
         (1, 16..) => super::gather::<A, 16, 8>(memory, block, scratch, convert, |s| {
-            transposed::<_, _, 8, 1, 3>(s, false)
+            transposed::<Register, _, _, 8, 1, 3>(s, false)
         }),
         (1, 4..) => super::gather::<A, 4, 16>(memory, block, scratch, convert, |s| {
-            transposed::<_, _, 4, 1, 4>(s, false)
+            transposed::<Register, _, _, 4, 1, 4>(s, false)
         }),
         (2, 8..) => super::gather::<A, 8, 8>(memory, block, scratch, convert, |s| {
-            transposed::<_, _, 8, 2, 3>(s, swap)
+            transposed::<Register, _, _, 8, 2, 3>(s, swap)
         }),
         (2, 4..) => super::gather::<A, 4, 8>(memory, block, scratch, convert, |s| {
-            transposed::<_, _, 4, 2, 3>(s, swap)
+            transposed::<Register, _, _, 4, 2, 3>(s, swap)
         }),
         _ => gather_each(memory, block, scratch, swap, swapped),
     }
@@ -80,16 +80,16 @@ pub(crate) fn scatter<P: Pod, A: Copy>(
     let convert = |x: P| finish(if swap { swapped(x) } else { x });
     match (std::mem::size_of::<P>(), block.rows) {
         (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<_, _, 8, 1, 4>(s, false)
+            transposed::<Register, _, _, 8, 1, 4>(s, false)
         }),
         (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &store, |s| {
-            transposed::<_, _, 4, 1, 2>(s, false)
+            transposed::<Register, _, _, 4, 1, 2>(s, false)
         }),
         (2, 8..) => super::scatter::<P, A, 8, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<_, _, 8, 2, 3>(s, swap)
+            transposed::<Register, _, _, 8, 2, 3>(s, swap)
         }),
         (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<_, _, 4, 2, 2>(s, swap)
+            transposed::<Register, _, _, 4, 2, 2>(s, swap)
         }),
         // Two loops rather than a test per element.
         _ if swap => {
@@ -100,7 +100,26 @@ pub(crate) fn scatter<P: Pod, A: Copy>(
     }
 }
 
-/// A rectangle of `W`-byte elements held in N registers, transposed: K runs of R elements
+/// Scatter a tile of 1-byte elements that are not `Pod` (`bool`, the low-bit minifloats),
+/// whose memory bytes are their encodings: the tile moves as bytes in the byte rectangles,
+/// and each byte becomes an element through `from_byte` as it is stored.
+#[inline(always)]
+pub(crate) fn scatter_bytes<A: bytemuck::NoUninit>(
+    scratch: &[A],
+    block: &Block,
+    memory: &mut [A],
+    from_byte: impl Fn(u8) -> A,
+) {
+    let bytes: &[u8] = bytemuck::cast_slice(scratch);
+    let store = |run: &[u8], memory: &mut [A]| {
+        for (m, &x) in memory.iter_mut().zip(run) {
+            *m = from_byte(x);
+        }
+    };
+    scatter(bytes, block, memory, false, |x| x, &from_byte, store);
+}
+
+/// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
 /// (`S = [[A; R]; K]`) become R runs of K (`T = [[A; K]; R]`) in `ROUNDS` = log2(K) rounds,
 /// with `swap` the bytes of each 2-byte element reversed too.
 ///
@@ -111,11 +130,11 @@ pub(crate) fn scatter<P: Pod, A: Copy>(
 /// rotated left by one digit. log2(K) rounds move the digits of j below those of i: element
 /// (i, j) of `T`. The casts cannot fail for the sizes the table pairs.
 #[inline(always)]
-fn transposed<S: Pod, T: Pod, const N: usize, const W: usize, const ROUNDS: usize>(
+fn transposed<L: Lanes, S: Pod, T: Pod, const N: usize, const W: usize, const ROUNDS: usize>(
     s: S,
     swap: bool,
 ) -> T {
-    let mut registers: [Register; N] = bytemuck::cast(s);
+    let mut registers: [L; N] = bytemuck::cast(s);
     for _ in 0..ROUNDS {
         registers = interleaved::<_, N, W>(registers);
     }
@@ -330,27 +349,12 @@ pub(crate) fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
 mod tests {
     use bytemuck::Pod;
 
-    use super::{interleaved, Lanes};
+    use super::{transposed, Register};
 
-    /// [`super::transposed`] with registers of type `L`.
-    fn transposed_in<L: Lanes, S: Pod, T: Pod, const N: usize, const W: usize>(
-        s: S,
-        rounds: usize,
-        swap: bool,
-    ) -> T {
-        let mut registers: [L; N] = bytemuck::cast(s);
-        for _ in 0..rounds {
-            registers = interleaved::<_, N, W>(registers);
-        }
-        if swap {
-            registers = registers.map(L::swap_pairs);
-        }
-        bytemuck::cast(registers)
-    }
-
-    /// Every rectangle of the table, forward (K runs of R) and back (R runs of K), with
-    /// plain byte registers and with this target's, against the definition: `result[i][j]
-    /// == runs[j][i]`, each element's bytes reversed when asked.
+    /// Every rectangle of the table, forward (K runs of R, in `FORWARD` = log2(K) rounds)
+    /// and back (R runs of K, in `BACK` = log2(R) rounds), with plain byte registers and
+    /// with this target's, against the definition: `result[i][j] == runs[j][i]`, each
+    /// element's bytes reversed when asked.
     #[test]
     fn rectangles_transpose() {
         fn check<
@@ -359,10 +363,18 @@ mod tests {
             const K: usize,
             const N: usize,
             const W: usize,
+            const FORWARD: usize,
+            const BACK: usize,
         >(
             element: impl Fn(usize) -> T,
             swapped: impl Fn(T) -> T,
         ) {
+            assert_eq!(FORWARD, K.trailing_zeros() as usize, "rounds of {R} × {K}");
+            assert_eq!(
+                BACK,
+                R.trailing_zeros() as usize,
+                "rounds of {R} × {K} back"
+            );
             let runs: [[T; R]; K] =
                 std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
             let rows: [[T; K]; R] = std::array::from_fn(|i| std::array::from_fn(|j| runs[j][i]));
@@ -373,25 +385,23 @@ mod tests {
                 let s = |x: T| if swap { swapped(x) } else { x };
                 let forward: [[T; K]; R] = rows.map(|r| r.map(s));
                 let back: [[T; R]; K] = runs.map(|r| r.map(s));
-                let k = K.trailing_zeros() as usize;
-                let r = R.trailing_zeros() as usize;
                 let ctx = format!("{R} × {K}, {W}-byte elements, swap {swap}");
-                let got: [[T; K]; R] = transposed_in::<[u8; 16], _, _, N, W>(runs, k, swap);
+                let got: [[T; K]; R] = transposed::<[u8; 16], _, _, N, W, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "plain registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed_in::<[u8; 16], _, _, N, W>(rows, r, swap);
+                let got: [[T; R]; K] = transposed::<[u8; 16], _, _, N, W, BACK>(rows, swap);
                 assert_eq!(got, back, "plain registers back, {ctx}");
-                let got: [[T; K]; R] = transposed_in::<super::Register, _, _, N, W>(runs, k, swap);
+                let got: [[T; K]; R] = transposed::<Register, _, _, N, W, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "target registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed_in::<super::Register, _, _, N, W>(rows, r, swap);
+                let got: [[T; R]; K] = transposed::<Register, _, _, N, W, BACK>(rows, swap);
                 assert_eq!(got, back, "target registers back, {ctx}");
             }
         }
         let byte = |n: usize| (n * 7 + 3) as u8;
         let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
-        check::<u8, 16, 8, 8, 1>(byte, |x| x);
-        check::<u8, 4, 16, 4, 1>(byte, |x| x);
-        check::<u16, 8, 8, 8, 2>(pair, u16::swap_bytes);
-        check::<u16, 4, 8, 4, 2>(pair, u16::swap_bytes);
+        check::<u8, 16, 8, 8, 1, 3, 4>(byte, |x| x);
+        check::<u8, 4, 16, 4, 1, 4, 2>(byte, |x| x);
+        check::<u16, 8, 8, 8, 2, 3, 3>(pair, u16::swap_bytes);
+        check::<u16, 4, 8, 4, 2, 3, 2>(pair, u16::swap_bytes);
     }
 
     /// The bulk swap against its definition, for lengths around its 64-byte steps.
