@@ -214,6 +214,7 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
 fn throughput(c: &mut Criterion) {
     for bytes in [4 * KIB, MIB, 64 * MIB] {
         group(c, "f64", bytes, |i| i as f64 * 0.5 - 1e6);
+        group(c, "f32", bytes, |i| i as f32 * 0.25 - 1e3);
         group(c, "u16", bytes, |i| i as u16);
         group(c, "complex128", bytes, |i| {
             Complex::new(i as f64, -(i as f64) * 0.25)

@@ -4,7 +4,7 @@
 //! Run with `cargo run --release --example perf_table` (add `--features rayon` for a second
 //! table of parallel speedups), optionally followed by
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
-//! 64), `--types f64,u8` (some element types only; default all of `f64`, `u16`,
+//! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
 //! `complex128`, `u8`, `bool`) or `--quick` (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`]; GB/s is 10⁹ encoded bytes per
@@ -44,7 +44,7 @@ use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--quick]";
 
 /// Every element type the table measures, in its order.
-const TYPES: [&str; 5] = ["f64", "u16", "complex128", "u8", "bool"];
+const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
 
 const PREALLOC: &str = "memcpy-prealloc";
 const FRESH: &str = "memcpy-fresh";
@@ -582,6 +582,7 @@ fn main() -> ExitCode {
         for ty in types {
             rows.extend(match ty.as_str() {
                 "f64" => measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6),
+                "f32" => measure("f32", bytes, runs, |i| i as f32 * 0.25 - 1e3),
                 "u16" => measure("u16", bytes, runs, |i| i as u16),
                 "complex128" => measure("complex128", bytes, runs, |i| {
                     Complex::new(i as f64, -(i as f64) * 0.25)

@@ -168,12 +168,22 @@ macro_rules! element {
             }
             fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian) {
                 let swap = !Self::is_verbatim(endian);
-                kernels::gather(memory, block, scratch, swap, Self::swapped);
+                const WORD: usize = std::mem::size_of::<$w>();
+                kernels::gather::<_, WORD>(memory, block, scratch, swap, Self::swapped);
             }
             fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian) {
                 let swap = !Self::is_verbatim(endian);
                 let store = |run: &[Self], memory: &mut [Self]| memory.copy_from_slice(run);
-                kernels::scatter(scratch, block, memory, swap, Self::swapped, |x| x, store);
+                const WORD: usize = std::mem::size_of::<$w>();
+                kernels::scatter::<_, _, WORD>(
+                    scratch,
+                    block,
+                    memory,
+                    swap,
+                    Self::swapped,
+                    |x| x,
+                    store,
+                );
             }
         }
     };

@@ -66,7 +66,7 @@ pub trait BytesEncode {
     ///
     /// A standard-layout array whose bytes need no conversion is written straight from its
     /// memory, with no buffer at all. Layouts that are not standard also use a scratch
-    /// buffer of at most 36 KiB (72 KiB for 1- and 2-byte elements); nothing else grows
+    /// buffer of at most 36 KiB (72 KiB for 1-, 2- and 4-byte elements); nothing else grows
     /// with the array.
     ///
     /// # Errors

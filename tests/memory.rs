@@ -192,8 +192,9 @@ fn writing_64_mib_needs_only_the_write_buffer() {
             "fortran {endian}: peak {peak}"
         );
     }
-    // 1- and 2-byte elements move through a 72 KiB scratch.
+    // 1-, 2- and 4-byte elements move through a 72 KiB scratch.
     let h = Array2::<u16>::from_shape_fn((1024, 1024).f(), |(i, j)| (i ^ j) as u16);
+    let w = Array2::<f32>::from_shape_fn((1024, 512).f(), |(i, j)| (i ^ j) as f32);
     let b = Array2::<bool>::from_shape_fn((2048, 1024).f(), |(i, j)| (i ^ j) % 3 == 0);
     for endian in [Endian::Little, Endian::Big] {
         let (r, _, _, peak) = measure(|| h.write_zarr_bytes(endian, std::io::sink()));
@@ -201,6 +202,12 @@ fn writing_64_mib_needs_only_the_write_buffer() {
         assert!(
             peak <= WRITE_BUFFER_SIZE + (72 << 10),
             "u16 fortran {endian}: peak {peak}"
+        );
+        let (r, _, _, peak) = measure(|| w.write_zarr_bytes(endian, std::io::sink()));
+        r.unwrap();
+        assert!(
+            peak <= WRITE_BUFFER_SIZE + (72 << 10),
+            "f32 fortran {endian}: peak {peak}"
         );
     }
     let (r, _, _, peak) = measure(|| b.write_zarr_bytes(Endian::Little, std::io::sink()));

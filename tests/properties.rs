@@ -243,12 +243,15 @@ macro_rules! edges {
     };
 }
 
-// One type per element size, and bool: 1-byte squares, 2-byte squares, then element moves.
+// One type per element size and kernel, and bool; the complex types of 4 and 8 bytes swap
+// their parts apart, not the whole element.
 edges! {
     edges_uint8: u8,
     edges_uint16: u16,
     edges_float32: f32,
+    edges_complex_float16: Complex<f16>,
     edges_float64: f64,
+    edges_complex64: Complex<f32>,
     edges_complex128: Complex<f64>,
     edges_bool: bool,
 }

@@ -1,7 +1,9 @@
 //! The kernels: how the elements of one rectangle of a tile, or of one bulk conversion,
 //! move on this target. The size of an element and the height of a tile pick how its
-//! elements move, here and nowhere else ([`gather`], [`scatter`]): 1- and 2-byte elements
-//! in rectangles transposed in registers ([`transposed`]), larger ones one by one. Elements
+//! elements move, here and nowhere else ([`gather`], [`scatter`]): 1-, 2- and 4-byte
+//! elements in rectangles transposed in registers ([`transposed`]), 8- and 16-byte ones in
+//! rectangles of 4 × 4 moved one by one ([`moved`]) when the tile is 4 rows high, and one
+//! by one down each column otherwise. Elements
 //! that are not `Pod` (`bool`, minifloats in the low bits of a byte) and raw bits move one
 //! by one ([`gather_each`], [`scatter_each`]).
 
@@ -25,19 +27,24 @@ use target::Register;
 pub(crate) use target::{request_ahead, swapped, BULK_SWAP};
 
 /// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
-/// `swap`, each element goes through `swapped`, which reverses the bytes of its components.
+/// `swap`, each element goes through `swapped`, which reverses the bytes of its components
+/// (`WORD` bytes each).
 ///
 /// The table of rectangles: R rows (along memory) × K columns (along the stream) of
 /// `size`-byte elements, N registers of 16 bytes, transposed in log2(K) rounds. Tiles
 /// whose rows run along memory for 16 elements or more move 1-byte elements in 16 × 8
 /// rectangles, 2-byte elements in 8 × 8 squares; short rows (4 to 15 elements, as in a
-/// stack of 4 planes stored interleaved) in 4 × 16 and 4 × 8 rectangles. Larger elements
-/// move one by one down each column of the tile, measured (`perf_table`) faster than
-/// squares, whose registers spill for 8- and 16-byte elements, and than converting the rows
-/// of the tile afterwards in bulk. The casts between `A` and the registers are by the size
-/// just matched.
+/// stack of 4 planes stored interleaved) in 4 × 16 and 4 × 8 rectangles. 4-byte elements
+/// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
+/// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79). 8- and
+/// 16-byte elements move one by one down each column of a tall tile, measured faster than
+/// squares, whose registers spill, and than converting the rows of the tile afterwards in
+/// bulk; in a tile of exactly 4 rows, whose columns are 4 elements, they move in 4 × 4
+/// squares of single moves, which spare each short column its own loop (`f64` (2, 0, 1)
+/// encoding from 0.45 to 0.63–0.67). The casts between `A` and the registers are by the
+/// size just matched.
 #[inline(always)]
-pub(crate) fn gather<A: Pod>(
+pub(crate) fn gather<A: Pod, const WORD: usize>(
     memory: &[A],
     block: &Block,
     scratch: &mut [A],
@@ -47,19 +54,41 @@ pub(crate) fn gather<A: Pod>(
     let convert = |x: A| if swap { swapped(x) } else { x };
     match (std::mem::size_of::<A>(), block.rows) {
         (1, 16..) => super::gather::<A, 16, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 8, 1, 3>(s, false)
+            transposed::<Register, _, _, 8, 1, 1, 3>(s, false)
         }),
         (1, 4..) => super::gather::<A, 4, 16>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 4, 1, 4>(s, false)
+            transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
         }),
         (2, 8..) => super::gather::<A, 8, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 8, 2, 3>(s, swap)
+            transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
         }),
         (2, 4..) => super::gather::<A, 4, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 4, 2, 3>(s, swap)
+            transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
         }),
+        (4, 4..) => super::gather::<A, 4, 4>(memory, block, scratch, convert, |s| {
+            transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
+        }),
+        (8 | 16, 4) => {
+            super::gather::<A, 4, 4>(memory, block, scratch, convert, |s| moved(s, convert))
+        }
         _ => gather_each(memory, block, scratch, swap, swapped),
     }
+}
+
+/// A rectangle transposed one element at a time, each through `convert`: the kernel of
+/// elements wider than half a register.
+#[inline(always)]
+fn moved<A: Copy, const R: usize, const K: usize>(
+    s: [[A; R]; K],
+    convert: impl Fn(A) -> A,
+) -> [[A; K]; R] {
+    let mut t = [[s[0][0]; K]; R];
+    for (j, run) in s.iter().enumerate() {
+        for (i, &x) in run.iter().enumerate() {
+            t[i][j] = convert(x);
+        }
+    }
+    t
 }
 
 /// Scatter `scratch`, in stream order, into `block` of `memory` (see [`super::scatter`]),
@@ -68,7 +97,7 @@ pub(crate) fn gather<A: Pod>(
 /// `store` (a copy for `Pod` elements; the elements that valid bytes stand for when
 /// 1-byte elements move as bytes).
 #[inline(always)]
-pub(crate) fn scatter<P: Pod, A: Copy>(
+pub(crate) fn scatter<P: Pod, A: Copy, const WORD: usize>(
     scratch: &[P],
     block: &Block,
     memory: &mut [A],
@@ -80,16 +109,22 @@ pub(crate) fn scatter<P: Pod, A: Copy>(
     let convert = |x: P| finish(if swap { swapped(x) } else { x });
     match (std::mem::size_of::<P>(), block.rows) {
         (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<Register, _, _, 8, 1, 4>(s, false)
+            transposed::<Register, _, _, 8, 1, 1, 4>(s, false)
         }),
         (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &store, |s| {
-            transposed::<Register, _, _, 4, 1, 2>(s, false)
+            transposed::<Register, _, _, 4, 1, 1, 2>(s, false)
         }),
         (2, 8..) => super::scatter::<P, A, 8, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<Register, _, _, 8, 2, 3>(s, swap)
+            transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
         }),
         (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &store, |s| {
-            transposed::<Register, _, _, 4, 2, 2>(s, swap)
+            transposed::<Register, _, _, 4, 2, WORD, 2>(s, swap)
+        }),
+        (4, 4..) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &store, |s| {
+            transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
+        }),
+        (8 | 16, 4) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &store, |s| {
+            moved(s, |x| if swap { swapped(x) } else { x })
         }),
         // Two loops rather than a test per element.
         _ if swap => {
@@ -116,12 +151,13 @@ pub(crate) fn scatter_bytes<A: bytemuck::NoUninit>(
             *m = from_byte(x);
         }
     };
-    scatter(bytes, block, memory, false, |x| x, &from_byte, store);
+    scatter::<_, _, 1>(bytes, block, memory, false, |x| x, &from_byte, store);
 }
 
 /// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
 /// (`S = [[A; R]; K]`) become R runs of K (`T = [[A; K]; R]`) in `ROUNDS` = log2(K) rounds,
-/// with `swap` the bytes of each 2-byte element reversed too.
+/// with `swap` the bytes of each `WORD`-byte component reversed too (4 for `f32`, 2 for a
+/// `Complex<f16>`).
 ///
 /// Number the elements in memory order: element (j, i) of `S` is number j·R + i, whose
 /// binary digits are those of j followed by those of i. Each round pairs register `k` with
@@ -130,7 +166,15 @@ pub(crate) fn scatter_bytes<A: bytemuck::NoUninit>(
 /// rotated left by one digit. log2(K) rounds move the digits of j below those of i: element
 /// (i, j) of `T`. The casts cannot fail for the sizes the table pairs.
 #[inline(always)]
-fn transposed<L: Lanes, S: Pod, T: Pod, const N: usize, const W: usize, const ROUNDS: usize>(
+fn transposed<
+    L: Lanes,
+    S: Pod,
+    T: Pod,
+    const N: usize,
+    const W: usize,
+    const WORD: usize,
+    const ROUNDS: usize,
+>(
     s: S,
     swap: bool,
 ) -> T {
@@ -138,10 +182,10 @@ fn transposed<L: Lanes, S: Pod, T: Pod, const N: usize, const W: usize, const RO
     for _ in 0..ROUNDS {
         registers = interleaved::<_, N, W>(registers);
     }
-    if swap && W == 2 {
+    if swap && WORD > 1 {
         // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
         for r in &mut registers {
-            *r = r.swap_pairs();
+            *r = r.swap_words::<WORD>();
         }
     }
     bytemuck::cast(registers)
@@ -162,8 +206,8 @@ trait Lanes: Pod {
     /// The `W`-byte elements of the low (`high`: high) halves of `a` and `b`, alternately:
     /// a₀ b₀ a₁ b₁ …
     fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self;
-    /// Each 2-byte element with its two bytes exchanged.
-    fn swap_pairs(self) -> Self;
+    /// Each `W`-byte element (W = 2, 4 or 8) with its bytes reversed.
+    fn swap_words<const W: usize>(self) -> Self;
 }
 
 /// A register in plain bytes: the kernels of targets without SSE2, and the definition the
@@ -182,9 +226,9 @@ impl Lanes for [u8; 16] {
     }
 
     #[inline(always)]
-    fn swap_pairs(mut self) -> Self {
-        for pair in self.chunks_exact_mut(2) {
-            pair.swap(0, 1);
+    fn swap_words<const W: usize>(mut self) -> Self {
+        for word in self.chunks_exact_mut(W) {
+            word.reverse();
         }
         self
     }
@@ -233,7 +277,8 @@ mod sse2 {
     use safe_arch::{
         bitor_m128i, m128i, prefetch_t0, shl_imm_u16_m128i, shr_imm_u16_m128i,
         shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-        unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i8_m128i,
+        unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
+        unpack_low_i8_m128i,
     };
 
     /// The registers of the rectangles.
@@ -267,14 +312,22 @@ mod sse2 {
                 (1, true) => unpack_high_i8_m128i(a, b),
                 (2, false) => unpack_low_i16_m128i(a, b),
                 (2, true) => unpack_high_i16_m128i(a, b),
-                _ => unreachable!("the rectangles hold 1- and 2-byte elements"),
+                (4, false) => unpack_low_i32_m128i(a, b),
+                (4, true) => unpack_high_i32_m128i(a, b),
+                _ => unreachable!("the rectangles hold 1-, 2- and 4-byte elements"),
             }
         }
 
         #[inline(always)]
-        fn swap_pairs(self) -> Self {
-            bitor_m128i(shl_imm_u16_m128i::<8>(self), shr_imm_u16_m128i::<8>(self))
+        fn swap_words<const W: usize>(self) -> Self {
+            swap_words::<W>(self)
         }
+    }
+
+    /// A register with the two bytes of each pair exchanged.
+    #[inline(always)]
+    fn swap_pairs(r: m128i) -> m128i {
+        bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r))
     }
 
     /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
@@ -282,7 +335,7 @@ mod sse2 {
     #[inline(always)]
     fn swap_words<const W: usize>(r: m128i) -> m128i {
         // Pair orders in each half of the register: 1 0 3 2 (4-byte words), 3 2 1 0.
-        let r = super::Lanes::swap_pairs(r);
+        let r = swap_pairs(r);
         match W {
             4 => move_pairs::<0b10_11_00_01>(r),
             8 => move_pairs::<0b00_01_10_11>(r),
@@ -363,6 +416,7 @@ mod tests {
             const K: usize,
             const N: usize,
             const W: usize,
+            const WORD: usize,
             const FORWARD: usize,
             const BACK: usize,
         >(
@@ -379,29 +433,36 @@ mod tests {
                 std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
             let rows: [[T; K]; R] = std::array::from_fn(|i| std::array::from_fn(|j| runs[j][i]));
             for swap in [false, true] {
-                if swap && W != 2 {
+                if swap && WORD == 1 {
                     continue;
                 }
                 let s = |x: T| if swap { swapped(x) } else { x };
                 let forward: [[T; K]; R] = rows.map(|r| r.map(s));
                 let back: [[T; R]; K] = runs.map(|r| r.map(s));
-                let ctx = format!("{R} × {K}, {W}-byte elements, swap {swap}");
-                let got: [[T; K]; R] = transposed::<[u8; 16], _, _, N, W, FORWARD>(runs, swap);
+                let ctx = format!("{R} × {K}, {W}-byte elements, swap {WORD}-byte words {swap}");
+                let got: [[T; K]; R] =
+                    transposed::<[u8; 16], _, _, N, W, WORD, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "plain registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed::<[u8; 16], _, _, N, W, BACK>(rows, swap);
+                let got: [[T; R]; K] = transposed::<[u8; 16], _, _, N, W, WORD, BACK>(rows, swap);
                 assert_eq!(got, back, "plain registers back, {ctx}");
-                let got: [[T; K]; R] = transposed::<Register, _, _, N, W, FORWARD>(runs, swap);
+                let got: [[T; K]; R] =
+                    transposed::<Register, _, _, N, W, WORD, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "target registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed::<Register, _, _, N, W, BACK>(rows, swap);
+                let got: [[T; R]; K] = transposed::<Register, _, _, N, W, WORD, BACK>(rows, swap);
                 assert_eq!(got, back, "target registers back, {ctx}");
             }
         }
         let byte = |n: usize| (n * 7 + 3) as u8;
         let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
-        check::<u8, 16, 8, 8, 1, 3, 4>(byte, |x| x);
-        check::<u8, 4, 16, 4, 1, 4, 2>(byte, |x| x);
-        check::<u16, 8, 8, 8, 2, 3, 3>(pair, u16::swap_bytes);
-        check::<u16, 4, 8, 4, 2, 3, 2>(pair, u16::swap_bytes);
+        check::<u8, 16, 8, 8, 1, 1, 3, 4>(byte, |x| x);
+        check::<u8, 4, 16, 4, 1, 1, 4, 2>(byte, |x| x);
+        check::<u16, 8, 8, 8, 2, 2, 3, 3>(pair, u16::swap_bytes);
+        check::<u16, 4, 8, 4, 2, 2, 3, 2>(pair, u16::swap_bytes);
+        let word = |n: usize| (0x1020_3000 + 0x0101_0101 * n) as u32;
+        check::<u32, 4, 4, 4, 4, 4, 2, 2>(word, u32::swap_bytes);
+        // Two 2-byte components per element, as in a `Complex<f16>`.
+        let pairs_swapped = |x: u32| ((x & 0x00ff_00ff) << 8) | ((x >> 8) & 0x00ff_00ff);
+        check::<u32, 4, 4, 4, 4, 2, 2, 2>(word, pairs_swapped);
     }
 
     /// The bulk swap against its definition, for lengths around its 64-byte steps.
