@@ -121,8 +121,10 @@ pub trait BytesDecodeInto {
     /// Fill `self` from C-order bytes of its shape.
     ///
     /// Works for any layout: Fortran order, transposed and strided views, slices of bigger
-    /// arrays. A wrong length is reported before anything is written; after an invalid
-    /// `bool` byte, some elements (those before it, and some after) may have been written.
+    /// arrays. A wrong length is reported before anything is written. `bool` bytes are
+    /// validated as they move, so after an invalid one some elements, before it or after
+    /// it in C order, may have been written (each a valid `bool`); the error names the
+    /// first invalid byte of the stream.
     ///
     /// # Errors
     ///
@@ -291,10 +293,9 @@ fn decode_sequential<A: Element>(
     match view.as_slice_mut() {
         Some(slice) => read_checked(bytes, 0, endian, slice),
         None => {
-            // Tiles visit the bytes out of order: validate them all first.
-            check_invalid::<A>(bytes, 0)?;
-            layout::walk(view, 0, &mut Decoder::new(endian, bytes));
-            Ok(())
+            let mut decoder = Decoder::new(endian, bytes);
+            layout::walk(view, 0, &mut decoder);
+            decoder.result()
         }
     }
 }
@@ -309,14 +310,20 @@ fn decode_parallel<A: Element>(
     if let Some(slice) = view.as_slice_mut() {
         return read_parallel(bytes, endian, slice);
     }
-    check_parallel::<A>(bytes)?;
     if view.as_slice_memory_order_mut().is_none() {
         // Not one memory slice: the sequential traversal.
         return decode_sequential(view, bytes, endian);
     }
+    let invalid = std::sync::atomic::AtomicBool::new(false);
     crate::parallel::halves(view, |part, stream, out| {
-        decode_part(part, stream, out, bytes, endian)
+        if !decode_part(part, stream, out, bytes, endian) {
+            invalid.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     });
+    if invalid.into_inner() {
+        // Report the first invalid byte of the stream, whichever part met one.
+        check_parallel::<A>(bytes)?;
+    }
     Ok(())
 }
 
@@ -337,7 +344,8 @@ fn check_parallel<A: Element>(bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// Decode into `part`, one slice of memory placed at `out` in the stream with strides
-/// `stream`, from `bytes`, which are validated.
+/// `stream`, from `bytes`, validating them as they move: `false` if one of its bytes is
+/// no valid encoding, and then the part may be partly written.
 #[cfg(feature = "rayon")]
 fn decode_part<A: Element>(
     mut part: ArrayViewMut<'_, A, IxDyn>,
@@ -345,7 +353,7 @@ fn decode_part<A: Element>(
     out: usize,
     bytes: &[u8],
     endian: Endian,
-) {
+) -> bool {
     use ndarray::Dimension;
     let strided = layout::Strided::of(part.shape(), part.strides()).map(|s| s.with_stream(stream));
     match (strided, part.as_slice_memory_order_mut()) {
@@ -355,34 +363,37 @@ fn decode_part<A: Element>(
                 b.out += out;
                 decoder.block(&mut memory, b)
             });
+            !decoder.invalid
         }
         // More axes than the plan holds, or (not expected of a half of one memory slice)
         // not one slice: correct, one element at a time.
-        _ => {
-            for (index, x) in part.indexed_iter_mut() {
-                let at = out
-                    + index
-                        .slice()
-                        .iter()
-                        .zip(stream)
-                        .map(|(i, s)| i * s)
-                        .sum::<usize>();
-                A::read(
-                    &bytes[at * A::SIZE..(at + 1) * A::SIZE],
-                    endian,
-                    std::slice::from_mut(x),
-                );
-            }
-        }
+        _ => part.indexed_iter_mut().all(|(index, x)| {
+            let at = out
+                + index
+                    .slice()
+                    .iter()
+                    .zip(stream)
+                    .map(|(i, s)| i * s)
+                    .sum::<usize>();
+            A::read_valid(
+                &bytes[at * A::SIZE..(at + 1) * A::SIZE],
+                endian,
+                std::slice::from_mut(x),
+            )
+        }),
     }
 }
 
-/// Blocks from bytes to memory.
+/// Blocks from bytes to memory, validating the bytes as they move (the tiles visit them
+/// out of stream order, so there is no separate pass that could check them in order
+/// without reading them twice).
 struct Decoder<'b, A> {
     endian: Endian,
     bytes: &'b [u8],
     /// Allocated on the first block that needs it: standard layouts never do.
     scratch: Vec<A>,
+    /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
+    invalid: bool,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -391,50 +402,74 @@ impl<'b, A: Element> Decoder<'b, A> {
             endian,
             bytes,
             scratch: Vec::new(),
+            invalid: false,
         }
+    }
+
+    /// Decode stream elements `at..at + dst.len()` into `dst`, noting an invalid byte.
+    fn read(&mut self, at: usize, endian: Endian, dst: &mut [A]) {
+        let bytes = &self.bytes[at * A::SIZE..(at + dst.len()) * A::SIZE];
+        if !A::read_valid(bytes, endian, dst) {
+            self.invalid = true;
+        }
+    }
+
+    /// The outcome of the walk: the first invalid byte of the whole stream, in stream
+    /// order whichever tile met one, so the error is the one a contiguous decode reports.
+    fn result(&self) -> Result<(), Error> {
+        if self.invalid {
+            check_invalid::<A>(self.bytes, 0)?;
+        }
+        Ok(())
     }
 }
 
 impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
     fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
-        let n = b.cols * A::SIZE;
+        if self.invalid {
+            return;
+        }
         if b.col_step == 1 {
             for r in 0..b.rows {
-                let at = b.stream_row(r) * A::SIZE;
-                A::read(
-                    &self.bytes[at..at + n],
+                self.read(
+                    b.stream_row(r),
                     self.endian,
                     &mut memory[b.row(r)..][..b.cols],
                 );
             }
             return;
         }
-        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
-        let tile = &mut self.scratch[..b.rows * b.pitch];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        let tile = &mut scratch[..b.rows * b.pitch];
         // Plain copies: the scatter converts.
         for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
-            let at = b.stream_row(r) * A::SIZE;
-            layout::prefetch(self.bytes, b.stream_row(r + b.rows) * A::SIZE, n, false);
-            A::read(&self.bytes[at..at + n], Endian::NATIVE, &mut row[..b.cols]);
+            let ahead = b.stream_row(r + b.rows) * A::SIZE;
+            layout::prefetch(self.bytes, ahead, b.cols * A::SIZE, false);
+            self.read(b.stream_row(r), Endian::NATIVE, &mut row[..b.cols]);
         }
-        A::scatter(tile, &b, memory, self.endian);
+        if !self.invalid {
+            A::scatter(tile, &b, memory, self.endian);
+        }
+        self.scratch = scratch;
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
-        self.scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.resize(layout::tile::<A>().len(), A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();
-        while at < total {
-            let len = self.scratch.len().min(total - at);
-            let bytes = &self.bytes[at * A::SIZE..(at + len) * A::SIZE];
-            A::read(bytes, self.endian, &mut self.scratch[..len]);
+        while at < total && !self.invalid {
+            let len = scratch.len().min(total - at);
+            self.read(at, self.endian, &mut scratch[..len]);
             // The scratch side goes first in the zip, so no element is drawn and dropped.
-            for (&x, slot) in self.scratch[..len].iter().zip(&mut elements) {
+            for (&x, slot) in scratch[..len].iter().zip(&mut elements) {
                 *slot = x;
             }
             at += len;
         }
+        self.scratch = scratch;
     }
 
     fn tile(&self) -> layout::Tile {

@@ -3,7 +3,7 @@
 use std::error::Error as _;
 use std::io::{self, Read};
 
-use ndarray::{array, Array1, Array2, ArrayD};
+use ndarray::{array, Array1, Array2, ArrayD, ShapeBuilder};
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
 
 #[test]
@@ -139,6 +139,42 @@ fn decode_into_reports_errors() {
         }
     ));
     assert_eq!(a, before);
+}
+
+/// The tiles validate the bytes they move: whichever tile meets an invalid byte first,
+/// the error names the first one of the stream, in every kind of traversal.
+#[test]
+fn decode_into_names_the_first_invalid_byte_in_any_layout() {
+    // 300 × 300 in Fortran order: several tiles of both kinds (by rows and by columns).
+    let (rows, cols) = (300, 300);
+    let mut bytes = vec![1u8; rows * cols];
+    // Element (299, 0), in the last tile of the first column strip, comes after (5, 280)
+    // in the stream, whose tile is visited later.
+    bytes[299 * cols] = 0x40;
+    bytes[5 * cols + 280] = 0x02;
+    let first = 5 * cols + 280;
+    let mut fortran = Array2::from_elem((rows, cols).f(), false);
+    let mut stepped = Array2::from_elem((rows, 2 * cols), false);
+    let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
+    let errors = [
+        fortran.decode_zarr_bytes_into(&bytes, Endian::Big),
+        // Not one memory slice: rows one by one, through the element-wise path.
+        stepped
+            .slice_mut(ndarray::s![.., ..;2])
+            .decode_zarr_bytes_into(&bytes, Endian::Big),
+        // Planes stored interleaved, viewed (2, 0, 1): packed rectangles.
+        stacked
+            .view_mut()
+            .permuted_axes([2, 0, 1])
+            .decode_zarr_bytes_into(&bytes, Endian::Big),
+    ];
+    for (layout, result) in ["fortran", "stepped", "stacked"].iter().zip(errors) {
+        let e = result.unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidBool { offset, value: 2 } if offset == first),
+            "{layout}: {e:?}"
+        );
+    }
 }
 
 #[test]
