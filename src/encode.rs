@@ -177,11 +177,14 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         });
     }
     match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
-        Some((strided, memory)) => parallel::windows::<A>(strided, out, |window, part| {
-            encode_strided(memory, window, endian, part, &mut Scratch::default())
-        }),
-        // Not one memory slice: the sequential traversal.
-        None => encode_sequential(view, endian, out),
+        Some((strided, memory)) if parallel::windows_keep_tiles::<A>(&strided) => {
+            parallel::windows::<A>(strided, out, |window, part| {
+                encode_strided(memory, window, endian, part, &mut Scratch::default())
+            })
+        }
+        // Not one memory slice, or windows that would cut the tiles: the sequential
+        // traversal.
+        _ => encode_sequential(view, endian, out),
     }
 }
 

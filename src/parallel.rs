@@ -11,7 +11,7 @@
 use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
 
-use crate::layout::{self, Strided};
+use crate::layout::{self, Split, Strided};
 use crate::{Element, Error};
 
 /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
@@ -109,6 +109,29 @@ pub(crate) fn windows<A: Element>(
         .for_each(|(window, part)| f(&window, part));
 }
 
+/// Whether the [`windows`] of `strided` keep the axis with the shortest memory step, along
+/// which the tiles read, at least 16 indices (or all of it) deep. A window that holds one
+/// index of it, as when that axis is outermost in the stream (the planes of a stack stored
+/// interleaved, viewed (2, 0, 1)), moves element by element: measured at 64 MiB, `u8`
+/// encoding at 0.3 of memcpy on the pool against 0.7 on one thread in tiles.
+pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
+    let max_len = per_task::<A>(strided.len());
+    let (shape, strides) = (strided.shape(), strided.strides());
+    let Some(p) = (0..shape.len())
+        .filter(|&k| shape[k] > 1)
+        .min_by_key(|&k| strides[k].unsigned_abs())
+    else {
+        return true;
+    };
+    let inner: usize = shape[p + 1..].iter().product();
+    let held = if inner > max_len {
+        1
+    } else {
+        (max_len / inner).min(shape[p])
+    };
+    held >= shape[p].min(16)
+}
+
 /// `f(part, stream, out)` on parts of `view`, one slice of memory: halves along its
 /// outermost axis in memory while they are large. Each part keeps `stream`, the stream
 /// strides of the whole view, and is placed at `out` in the stream.
@@ -144,4 +167,25 @@ where
         return;
     }
     f(view, stream, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::windows_keep_tiles;
+    use crate::layout::Strided;
+
+    /// 64 MiB of `u8`: a stack of 4 planes viewed (2, 0, 1) would be cut into windows of
+    /// one plane, read element by element; Fortran order and swapped axes keep their tiles.
+    #[test]
+    fn windows_that_would_cut_the_tiles_are_refused() {
+        let planes = Strided::of(&[4, 4096, 4096], &[1, 4 * 4096, 4]).unwrap();
+        assert!(!windows_keep_tiles::<u8>(&planes));
+        let fortran = Strided::of(&[8192, 8192], &[1, 8192]).unwrap();
+        assert!(windows_keep_tiles::<u8>(&fortran));
+        let swapped = Strided::of(&[4, 4096, 4096], &[4096 * 4096, 1, 4096]).unwrap();
+        assert!(windows_keep_tiles::<u8>(&swapped));
+        // An axis of 2 along memory is kept whole whenever a window holds both indices.
+        let pairs = Strided::of(&[1024, 2], &[2, 1]).unwrap();
+        assert!(windows_keep_tiles::<u8>(&pairs));
+    }
 }

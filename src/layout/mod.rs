@@ -24,6 +24,8 @@ pub(crate) mod kernels;
 mod plan;
 
 pub(crate) use gather::{gather, prefetch, scatter};
+#[cfg(feature = "rayon")]
+pub(crate) use plan::Split;
 pub(crate) use plan::{plan, tile, walk, windows, Block, Strided, Tile, Visitor};
 
 /// Bytes of a cache line.
