@@ -259,7 +259,7 @@ fn gathered<P: Element>(
     let n = b.cols * P::SIZE;
     for (r, row) in tile.chunks_exact(b.pitch).enumerate() {
         let at = b.stream_row(r) * P::SIZE;
-        layout::prefetch(out, b.stream_row(r + b.rows) * P::SIZE, n, true);
+        layout::prefetch(out, b.stream_row(r + layout::ROWS_AHEAD) * P::SIZE, n, true);
         P::write(&row[..b.cols], Endian::NATIVE, &mut out[at..at + n]);
     }
 }

@@ -4,6 +4,13 @@
 
 use super::{Block, LINE_BYTES};
 
+/// How far ahead the traversal asks for the memory it moves next: rows of the stream, or
+/// columns of a tile, each one run. Asking for the next tile as a whole kept hundreds of
+/// runs of requests in flight, which were pushed out of the cache before they were used
+/// (measured with 64 MiB Fortran arrays, encoding `u8` from 0.37 to 0.43 of memcpy, `f64`
+/// from 0.47 to 0.50; 32 and 64 rows were no faster).
+pub(crate) const ROWS_AHEAD: usize = 16;
+
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
 /// soon, one hint per cache line; `write` when they are about to be overwritten.
 ///
@@ -87,17 +94,28 @@ impl Block {
             .then(|| self.start..self.start + R * cols)
     }
 
-    /// Ask for column `c` of the tile below this one, which the plan visits next, when
-    /// its columns run along memory apart from each other (`write` for a scatter); columns
-    /// that follow each other in memory are one run, which the hardware streams by itself.
-    /// Always inlined: called per column, and left out of line once the kernels moved into
-    /// their own module.
+    /// Ask for column `c` + [`ROWS_AHEAD`] of this tile, or past its last column, the
+    /// column of the tile below, which the plan visits next (`write` for a scatter), when
+    /// the columns run along memory apart from each other; columns that follow each other
+    /// in memory are one run, which the hardware streams by itself. A short distance keeps
+    /// few requests in flight, which then arrive before they are pushed out: the whole
+    /// next tile at once kept 256 columns of requests waiting (measured with 64 MiB
+    /// Fortran arrays, decoding `u16` from 0.47 to 0.50 of memcpy, `f32` from 0.51 to
+    /// 0.55). Always inlined: called per column, and left out of line once the kernels
+    /// moved into their own module.
     #[inline(always)]
-    fn prefetch_below<A>(&self, memory: &[A], c: usize, write: bool) {
-        if self.row_step == 1 && self.col_step.unsigned_abs() != self.rows {
-            if let Ok(below) = usize::try_from(self.offset(self.rows, c)) {
-                prefetch(memory, below, self.rows, write);
-            }
+    fn prefetch_ahead<A>(&self, memory: &[A], c: usize, write: bool) {
+        if self.row_step != 1 || self.col_step.unsigned_abs() == self.rows {
+            return;
+        }
+        let c = c + ROWS_AHEAD;
+        let first = if c < self.cols {
+            self.offset(0, c)
+        } else {
+            self.offset(self.rows, c - self.cols)
+        };
+        if let Ok(first) = usize::try_from(first) {
+            prefetch(memory, first, self.rows, write);
         }
     }
 }
@@ -207,7 +225,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
         }
     } else {
         for c0 in (0..cols_k).step_by(K) {
-            (c0..c0 + K).for_each(|c| block.prefetch_below(memory, c, false));
+            (c0..c0 + K).for_each(|c| block.prefetch_ahead(memory, c, false));
             let (span, step) = block.strip::<K>(c0, rows_k);
             let columns = memory[span]
                 .chunks(step)
@@ -225,7 +243,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     // The rest element by element: rows below the rectangles, then columns right of them.
     for (c, from) in block.rest((rows_k, cols_k)) {
         if c >= cols_k {
-            block.prefetch_below(memory, c, false);
+            block.prefetch_ahead(memory, c, false);
         }
         if let Some((lane, slot)) = block.column_from(c, from) {
             let slots = scratch[slot..].iter_mut().step_by(pitch);
@@ -263,7 +281,7 @@ pub(crate) fn scatter<P: Copy, A, const R: usize, const K: usize>(
         }
     } else {
         for c0 in (0..cols_k).step_by(K) {
-            (c0..c0 + K).for_each(|c| block.prefetch_below(&*memory, c, true));
+            (c0..c0 + K).for_each(|c| block.prefetch_ahead(&*memory, c, true));
             let (span, step) = block.strip::<K>(c0, rows_k);
             let columns = memory[span]
                 .chunks_mut(step)
@@ -281,7 +299,7 @@ pub(crate) fn scatter<P: Copy, A, const R: usize, const K: usize>(
     }
     for (c, from) in block.rest((rows_k, cols_k)) {
         if c >= cols_k {
-            block.prefetch_below(&*memory, c, true);
+            block.prefetch_ahead(&*memory, c, true);
         }
         if let Some((lane, slot)) = block.column_from(c, from) {
             let slots = scratch[slot..].iter().step_by(pitch);

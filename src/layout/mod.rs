@@ -7,8 +7,8 @@
 //! and copied between the scratch buffer and the stream in rows. Arrays whose last axis is
 //! not the one contiguous in memory (Fortran order, transposed views) are walked in tiles
 //! that read memory column by column, so both the memory and the stream stay in cache;
-//! while one tile is moved, the next one's cache lines are requested ([`prefetch`]), so the
-//! short runs of a tile do not wait on memory one miss at a time.
+//! while one tile is moved, the cache lines a few runs ahead are requested ([`prefetch`],
+//! [`ROWS_AHEAD`]), so the short runs of a tile do not wait on memory one miss at a time.
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
@@ -23,7 +23,7 @@ mod gather;
 pub(crate) mod kernels;
 mod plan;
 
-pub(crate) use gather::{gather, prefetch, scatter};
+pub(crate) use gather::{gather, prefetch, scatter, ROWS_AHEAD};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::Split;
 pub(crate) use plan::{plan, tile, walk, windows, Block, Strided, Tile, Visitor};
