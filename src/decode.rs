@@ -359,7 +359,9 @@ fn decode_part<A: Element>(
     match (strided, part.as_slice_memory_order_mut()) {
         (Some(strided), Some(mut memory)) => {
             let mut decoder = Decoder::new(endian, bytes);
-            layout::plan(&strided, decoder.tile(), |mut b| {
+            let mut origin = layout::Origin::of(memory, bytes);
+            origin.stream += out * A::SIZE;
+            layout::plan(&strided, decoder.tile(), origin, |mut b| {
                 b.out += out;
                 decoder.block(&mut memory, b)
             });
@@ -474,5 +476,9 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
 
     fn tile(&self) -> layout::Tile {
         layout::tile::<A>()
+    }
+
+    fn stream(&self) -> usize {
+        self.bytes.as_ptr() as usize
     }
 }

@@ -206,7 +206,10 @@ fn encode_strided<A: Element>(
 ) {
     let mut encoder = Encoder::new(endian, out);
     encoder.scratch = std::mem::take(scratch);
-    layout::plan(strided, encoder.tile(), |b| encoder.block(&mut memory, b));
+    let origin = layout::Origin::of(memory, encoder.out);
+    layout::plan(strided, encoder.tile(), origin, |b| {
+        encoder.block(&mut memory, b)
+    });
     *scratch = encoder.scratch;
 }
 
@@ -312,5 +315,9 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
 
     fn tile(&self) -> layout::Tile {
         layout::tile::<A>()
+    }
+
+    fn stream(&self) -> usize {
+        self.out.as_ptr() as usize
     }
 }

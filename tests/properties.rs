@@ -227,6 +227,26 @@ fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
         .unwrap();
     let decoded = bits_of(layout.view(target.view_mut()).view());
     assert!(decoded == bits_of(a.view()), "decode_into {ctx}");
+
+    // The stream at any place in a cache line: tiles are cut where their runs start on one.
+    let shift = (seed % 64) as usize;
+    let mut buffer = vec![0x55; shift + bytes.len()];
+    let stream = &mut buffer[shift..];
+    view.encode_zarr_bytes_into(endian, stream).unwrap();
+    assert!(
+        stream == bytes,
+        "encode_into {shift} bytes into a line, {ctx}"
+    );
+    let mut target = layout.storage(shape, fill);
+    layout
+        .view(target.view_mut())
+        .decode_zarr_bytes_into(stream, endian)
+        .unwrap();
+    let decoded = bits_of(layout.view(target.view_mut()).view());
+    assert!(
+        decoded == bits_of(a.view()),
+        "decode_into from {shift} bytes into a line, {ctx}"
+    );
 }
 
 macro_rules! edges {

@@ -26,7 +26,7 @@ mod plan;
 pub(crate) use gather::{gather, prefetch, scatter, ROWS_AHEAD};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::Split;
-pub(crate) use plan::{plan, tile, walk, windows, Block, Strided, Tile, Visitor};
+pub(crate) use plan::{plan, tile, walk, windows, Block, Origin, Strided, Tile, Visitor};
 
 /// Bytes of a cache line.
 const LINE_BYTES: usize = 64;

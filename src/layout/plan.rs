@@ -23,6 +23,8 @@ pub(crate) trait View: Split {
     type Memory;
     /// All elements as one memory slice (lowest address first), when they are contiguous.
     fn into_memory(self) -> Result<Self::Memory, Self>;
+    /// The byte address of `memory`'s first element.
+    fn address(memory: &Self::Memory) -> usize;
 }
 
 /// Where the elements of an array sit in one memory slice (shape, strides, the index of the
@@ -131,6 +133,9 @@ impl<'a, A> View for ArrayView<'a, A, IxDyn> {
     fn into_memory(self) -> Result<&'a [A], Self> {
         self.to_slice_memory_order().ok_or(self)
     }
+    fn address(memory: &&'a [A]) -> usize {
+        memory.as_ptr() as usize
+    }
 }
 
 impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
@@ -157,6 +162,9 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
         // Contiguous, as just checked: this conversion cannot come back empty-handed.
         self.into_slice_memory_order().ok_or_else(|| unreachable!())
     }
+    fn address(memory: &&'a mut [A]) -> usize {
+        memory.as_ptr() as usize
+    }
 }
 
 /// The tile of one element type: how many rows and columns of a transposed traversal
@@ -176,6 +184,8 @@ pub(crate) struct Tile {
     /// stream in longer ones too, and measured slower: encoding the (2, 0, 1) view of 64 MiB
     /// stacks, 0.63–0.72 of memcpy for every element size at 256 bytes, 0.55–0.64 at 1 KiB.
     pub short_cols: usize,
+    /// Bytes of an element.
+    pub size: usize,
 }
 
 impl Tile {
@@ -204,6 +214,7 @@ pub(crate) fn tile<A>() -> Tile {
             cols,
             pitch,
             short_cols: short(cols),
+            size,
         };
     }
     let (bytes, cols) = (32 * 1024, 64.min(32 * 1024 / size).max(1));
@@ -212,6 +223,7 @@ pub(crate) fn tile<A>() -> Tile {
         cols,
         pitch: cols + LINE_BYTES / size,
         short_cols: short(cols),
+        size,
     }
 }
 
@@ -260,6 +272,8 @@ pub(crate) trait Visitor<V: View> {
     fn strided(&mut self, view: V, out: usize);
     /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
+    /// The byte address of stream position 0.
+    fn stream(&self) -> usize;
 }
 
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
@@ -270,7 +284,11 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         match view.into_memory() {
             Ok(mut memory) => {
                 let tile = visitor.tile();
-                plan(&strided, tile, |mut block| {
+                let origin = Origin {
+                    memory: V::address(&memory),
+                    stream: visitor.stream().wrapping_add(out * tile.size),
+                };
+                plan(&strided, tile, origin, |mut block| {
                     block.out += out;
                     visitor.block(&mut memory, block)
                 });
@@ -323,12 +341,68 @@ pub(crate) fn windows<V: Split>(view: V, max_len: usize, out: usize, f: &mut imp
     }
 }
 
+/// Where a traversal's memory slice and stream start: the byte addresses of memory index 0
+/// and of stream position 0, of which only their places in a cache line matter.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Origin {
+    pub memory: usize,
+    pub stream: usize,
+}
+
+impl Origin {
+    /// The origin of `memory` and `stream`.
+    pub fn of<A, B>(memory: &[A], stream: &[B]) -> Origin {
+        Origin {
+            memory: memory.as_ptr() as usize,
+            stream: stream.as_ptr() as usize,
+        }
+    }
+}
+
+/// Cut `0..len` into pieces of `width` (the last one shorter), except that the first is
+/// shorter or longer by less than a cache line so that the others start on one: `lead` is
+/// the count of `size`-byte elements from the start to the first line boundary, or `None`
+/// when the pieces cannot all start on one. A run of a tile that straddles a line shares
+/// it with a tile visited much later, by which time the line has left the cache and is
+/// read (and for a store, written) twice (measured with 64 MiB Fortran arrays, whose
+/// buffers start 16 bytes into a line as the allocator hands them out: encoding `u8`
+/// from 0.45 to 0.48 of memcpy, `f64` from 0.53 to 0.58, `complex128` from 0.57 to 0.59).
+fn cuts(
+    len: usize,
+    width: usize,
+    lead: Option<usize>,
+    size: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    let line = LINE_BYTES / size;
+    let first = match lead {
+        Some(lead) if lead > 0 && width >= line && width % line == 0 => lead + width - line,
+        _ => width,
+    };
+    std::iter::once(0)
+        .chain((first..len).step_by(width))
+        .map(move |at| {
+            let end = if at == 0 { first } else { at + width };
+            (at, end.min(len) - at)
+        })
+}
+
+/// Elements of `size` bytes from byte `address` to the next cache line boundary, when runs
+/// `stride` elements apart all share its place in a line and whole elements reach the
+/// boundary; `None` otherwise.
+fn lead(address: usize, size: usize, stride: isize) -> Option<usize> {
+    let gap = address.wrapping_neg() % LINE_BYTES;
+    let aligned =
+        size < LINE_BYTES && gap % size == 0 && (stride.unsigned_abs() * size) % LINE_BYTES == 0;
+    aligned.then_some(gap / size)
+}
+
 /// One axis as the plan sees it: length, memory stride, stream stride (in elements).
 type PlanAxis = (usize, isize, usize);
 
 /// Blocks of an array held in one memory slice, none bigger than `tile` unless its columns
-/// are consecutive in memory.
-pub(crate) fn plan(strided: &Strided, tile: Tile, mut f: impl FnMut(Block)) {
+/// are consecutive in memory. Tiles are cut where their runs start on cache lines, for the
+/// memory and the stream at `origin`, where they can be.
+pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl FnMut(Block)) {
     let capacity = tile.len();
     let (shape, strides) = (strided.shape(), strided.strides());
     if shape.contains(&0) {
@@ -396,12 +470,18 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, mut f: impl FnMut(Block)) {
             } else {
                 tile.cols
             };
+            let size = tile.size;
             odometer(&others[..k], base, |m, o| {
+                // Columns start on lines of the stream, rows on lines of memory.
+                let stream = origin.stream.wrapping_add(o * size);
+                let strips = lead(stream, size, out_step as isize);
+                let memory = origin.memory.wrapping_add(m as usize * size);
+                let bands = lead(memory, size, last.1).filter(|_| step == 1);
                 // Down each strip of columns first: a tile's rows below are its successor.
-                for c0 in (0..last.0).step_by(cols) {
-                    let width = (cols.min(last.0 - c0), last.1, 1);
-                    for r0 in (0..len).step_by(tile_rows) {
-                        let rows = (tile_rows.min(len - r0), step, out_step);
+                for (c0, width) in cuts(last.0, cols, strips, size) {
+                    let width = (width, last.1, 1);
+                    for (r0, height) in cuts(len, tile_rows, bands, size) {
+                        let rows = (height, step, out_step);
                         let start = m + r0 as isize * step + c0 as isize * last.1;
                         f(block(start, rows, width, o + r0 * out_step + c0));
                     }
@@ -439,5 +519,53 @@ fn odometer(axes: &[PlanAxis], base: isize, mut f: impl FnMut(isize, usize)) {
             index[k] = 0;
             k += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cuts, lead, LINE_BYTES};
+
+    /// The pieces cover `0..len` in order without gaps, none is empty, and every piece but
+    /// the first starts on a line (`lead` elements in, then every line) when it can.
+    #[test]
+    fn cuts_start_on_lines() {
+        for size in [1, 2, 4, 8, 16] {
+            let line = LINE_BYTES / size;
+            for width in [line, 4 * line, 256 / size.min(4) + 3] {
+                for len in [0, 1, line - 1, line, width, width + 1, 5 * width + 7] {
+                    for lead in (0..line).map(Some).chain([None]) {
+                        let pieces: Vec<_> = cuts(len, width, lead, size).collect();
+                        let ctx = format!("{size}-byte, width {width}, len {len}, lead {lead:?}");
+                        let mut next = 0;
+                        for &(at, n) in &pieces {
+                            assert_eq!(at, next, "{ctx}: {pieces:?}");
+                            assert!(n > 0 || len == 0, "{ctx}: {pieces:?}");
+                            assert!(n <= width + line, "{ctx}: {pieces:?}");
+                            next = at + n;
+                        }
+                        assert_eq!(next, len, "{ctx}: {pieces:?}");
+                        if let (Some(lead), true) = (lead, width % line == 0) {
+                            for &(at, _) in &pieces[1..] {
+                                assert_eq!((at + line - lead) % line, 0, "{ctx}: {pieces:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The elements to a line boundary, only where whole elements reach it and every run
+    /// shares the place in a line.
+    #[test]
+    fn lead_to_a_line() {
+        assert_eq!(lead(0x1000, 1, 4096), Some(0));
+        assert_eq!(lead(0x1010, 1, 4096), Some(48));
+        assert_eq!(lead(0x1010, 8, 512), Some(6));
+        assert_eq!(lead(0x1012, 8, 512), None, "no whole elements");
+        assert_eq!(lead(0x1010, 1, 4097), None, "runs in other places");
+        assert_eq!(lead(0x1010, 2, -64), Some(24), "a reversed stride");
+        assert_eq!(lead(0x1010, 64, 1), None, "elements of a line or more");
     }
 }
