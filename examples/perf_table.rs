@@ -466,8 +466,56 @@ fn rate(x: f64) -> String {
     }
 }
 
+/// The paths of one table row of [`parallel_table`]: path, type, layout, the run.
+#[cfg(feature = "rayon")]
+type Path<'a> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Box<dyn FnMut() + Send + 'a>,
+);
+
+/// Encoding and decoding a Fortran-order array of `T` (big endian), each run owning its
+/// arrays.
+#[cfg(feature = "rayon")]
+fn fortran_paths<T: Element + Send + Sync>(
+    ty: &'static str,
+    bytes: usize,
+    value: fn(usize) -> T,
+) -> Vec<Path<'static>> {
+    let n = bytes / T::SIZE;
+    let (rows, cols) = shape2(n);
+    let fortran = Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j));
+    let encoded = fortran.to_zarr_bytes(Endian::Big);
+    let mut out = vec![0u8; encoded.len()];
+    let mut target = fortran.clone();
+    vec![
+        (
+            "encode_zarr_bytes_into",
+            ty,
+            "fortran",
+            Box::new(move || {
+                drop(black_box(
+                    fortran.encode_zarr_bytes_into(Endian::Big, &mut out),
+                ))
+            }),
+        ),
+        (
+            "decode_zarr_bytes_into",
+            ty,
+            "fortran",
+            Box::new(move || {
+                drop(black_box(
+                    target.decode_zarr_bytes_into(&encoded, Endian::Big),
+                ))
+            }),
+        ),
+    ]
+}
+
 /// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
-/// alternating in the same rounds, and the speedup.
+/// alternating in the same rounds as a memcpy into a preallocated buffer (on the calling
+/// thread), with the speedup and the pool's ratio to that memcpy.
 #[cfg(feature = "rayon")]
 fn parallel_table(bytes: usize, runs: usize) {
     use ndarray::ArrayD;
@@ -479,20 +527,23 @@ fn parallel_table(bytes: usize, runs: usize) {
     let n = bytes / 8;
     let (rows, cols) = shape2(n);
     let standard = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
-    let mut fortran = Array2::<f64>::from_elem((rows, cols).f(), 0.0);
-    fortran.assign(&standard);
     let big = standard.to_zarr_bytes(Endian::Big);
-    let (mut out, mut out2) = (vec![0u8; big.len()], vec![0u8; big.len()]);
-    let mut target = fortran.clone();
-    type Path<'a> = (&'static str, &'static str, Box<dyn FnMut() + Send + 'a>);
+    let mut out = vec![0u8; big.len()];
+    let mut copy = vec![0u8; big.len()];
+    let mut memcpy = || {
+        copy.copy_from_slice(black_box(&big));
+        black_box(&mut copy);
+    };
     let mut paths: Vec<Path> = vec![
         (
             "to_zarr_bytes",
+            "f64",
             "standard",
             Box::new(|| drop(black_box(standard.to_zarr_bytes(Endian::Big)))),
         ),
         (
             "from_zarr_bytes",
+            "f64",
             "standard",
             Box::new(|| {
                 drop(black_box(ArrayD::<f64>::from_zarr_bytes(
@@ -504,6 +555,7 @@ fn parallel_table(bytes: usize, runs: usize) {
         ),
         (
             "encode_zarr_bytes_into",
+            "f64",
             "standard",
             Box::new(|| {
                 drop(black_box(
@@ -511,32 +563,27 @@ fn parallel_table(bytes: usize, runs: usize) {
                 ))
             }),
         ),
-        (
-            "encode_zarr_bytes_into",
-            "fortran",
-            Box::new(|| {
-                drop(black_box(
-                    fortran.encode_zarr_bytes_into(Endian::Big, &mut out2),
-                ))
-            }),
-        ),
-        (
-            "decode_zarr_bytes_into",
-            "fortran",
-            Box::new(|| drop(black_box(target.decode_zarr_bytes_into(&big, Endian::Big)))),
-        ),
     ];
+    paths.extend(fortran_paths("f64", bytes, |i| i as f64));
+    paths.extend(fortran_paths("f32", bytes, |i| i as f32 * 0.25 - 1e3));
+    paths.extend(fortran_paths("u16", bytes, |i| i as u16));
+    paths.extend(fortran_paths("u8", bytes, |i| (i % 251) as u8));
+    paths.extend(fortran_paths("bool", bytes, |i| i % 3 == 0));
     println!();
     println!(
-        "Parallel conversion (feature `rayon`), f64 big endian, {} threads vs 1:",
+        "Parallel conversion (feature `rayon`), big endian, {} threads vs 1; ratio: the \
+         pool's GB/s over memcpy-prealloc's on one thread, in the same rounds:",
         rayon::current_num_threads()
     );
     println!();
-    println!("| path | layout | 1 thread GB/s | pool GB/s | speedup |");
-    println!("|---|---|---:|---:|---:|");
-    for (path, layout, run) in paths.iter_mut() {
-        let (mut single, mut pool) = (Vec::new(), Vec::new());
+    println!("| path | type | layout | 1 thread GB/s | pool GB/s | speedup | pool ratio |");
+    println!("|---|---|---|---:|---:|---:|---:|");
+    for (path, ty, layout, run) in paths.iter_mut() {
+        let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
+            let start = Instant::now();
+            memcpy();
+            baseline.push(start.elapsed());
             let start = Instant::now();
             one.install(&mut *run);
             single.push(start.elapsed());
@@ -546,11 +593,13 @@ fn parallel_table(bytes: usize, runs: usize) {
         }
         let gbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
         let (s, p) = (gbps(median(single)), gbps(median(pool)));
+        let m = gbps(median(baseline));
         println!(
-            "| {path} | {layout} | {} | {} | {:.2} |",
+            "| {path} | {ty} | {layout} | {} | {} | {:.2} | {:.2} |",
             rate(s),
             rate(p),
-            p / s
+            p / s,
+            p / m
         );
     }
 }
