@@ -15,6 +15,9 @@
 //!   baseline of the paths that write into existing memory or a sink.
 //! - `memcpy-fresh`: `src.to_vec()`, allocating and freeing inside the timed run; the
 //!   baseline of the paths that return a new `Vec` or array, page faults included.
+//! - `tile-copy (bound)` and `tile-copy back (bound)`: the memory traffic of encoding and
+//!   decoding a Fortran-order array in the library's tiles, with no transposition and no
+//!   byte swap: not a path, the bound of the tiled paths on this machine.
 //!
 //! Rounds run every row once in turn, so drift of the machine hits paths and baselines
 //! alike; at the default size the arrays are larger than the caches, as large chunks are.
@@ -47,6 +50,8 @@ const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
 
 const PREALLOC: &str = "memcpy-prealloc";
+const TILE_COPY: &str = "tile-copy (bound)";
+const TILE_COPY_BACK: &str = "tile-copy back (bound)";
 const FRESH: &str = "memcpy-fresh";
 
 struct Options {
@@ -105,6 +110,10 @@ struct Buffers<T> {
     encoded: [Vec<u8>; 2],
     /// The preallocated output of `encode_zarr_bytes_into` and of `memcpy-prealloc`.
     out: Vec<u8>,
+    /// The memory and the stream of the `tile-copy` rows, which copy bytes between them.
+    copies: [Vec<u8>; 2],
+    /// Their tile buffer.
+    scratch: Vec<u8>,
 }
 
 type Run<T> = Box<dyn Fn(&mut Buffers<T>)>;
@@ -150,6 +159,8 @@ fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
             standard.to_zarr_bytes(Endian::Big),
         ],
         out: vec![0; n * T::SIZE],
+        copies: [vec![1; n * T::SIZE], vec![2; n * T::SIZE]],
+        scratch: Vec::new(),
         standard,
     };
     // Every layout must encode to the same bytes, or the rows would not be comparable.
@@ -208,6 +219,20 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             black_box(black_box(&b.encoded[0]).to_vec());
         }),
     );
+    for (path, back) in [(TILE_COPY, false), (TILE_COPY_BACK, true)] {
+        add(
+            path,
+            "n/a",
+            "fortran",
+            PREALLOC,
+            Box::new(move |b| {
+                let (rows, cols) = b.fortran.dim();
+                let [memory, stream] = &mut b.copies;
+                tile_copy(memory, stream, (rows, cols, T::SIZE), back, &mut b.scratch);
+                black_box(&mut b.copies);
+            }),
+        );
+    }
     // One-byte elements have no byte order: measuring both endians would repeat a row.
     let endians: &[Endian] = if T::SIZE == 1 {
         &[Endian::NATIVE]
@@ -387,6 +412,99 @@ fn cases<T: Element>() -> Vec<Case<T>> {
         );
     }
     cases
+}
+
+/// Ask for the cache line of `x` in the second-level cache (a hint; x86 only).
+fn request<T>(x: &T) {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    ))]
+    safe_arch::prefetch_t1(x);
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    )))]
+    let _ = x;
+}
+
+/// Ask for the lines of the first `len` bytes of `bytes` (those there are), one hint per 64
+/// bytes and one for the last byte.
+fn request_run(bytes: &[u8], len: usize) {
+    let run = &bytes[..len.min(bytes.len())];
+    run.iter().step_by(64).for_each(request);
+    if let Some(last) = run.last() {
+        request(last);
+    }
+}
+
+/// The `tile-copy` rows: the memory traffic of converting a Fortran-order array of `rows`
+/// × `cols` elements of `size` bytes, with none of the work. They move the library's tiles
+/// (256 columns and up to 72 KiB for elements of 4 bytes or less, 64 columns of 32 KiB
+/// otherwise), cut on cache lines and asking 16 runs ahead, as the library does, between
+/// `memory` and `stream`: each memory run into the tile buffer and each tile buffer row
+/// into the stream (encoding), or `back` the other way (decoding), as the bytes are, with
+/// no transposition and no byte swap. The bytes they write are no encoding; their ratios
+/// are what the tiled layouts can reach on this machine.
+fn tile_copy(
+    memory: &mut [u8],
+    stream: &mut [u8],
+    (rows, cols, size): (usize, usize, usize),
+    back: bool,
+    scratch: &mut Vec<u8>,
+) {
+    let (tile_cols, tile_rows) = if size <= 4 {
+        (256, 72 * 1024 / size / (256 + 64 / size) / 16 * 16)
+    } else {
+        (64, 32 * 1024 / size / 64)
+    };
+    // Tile buffer rows a cache line apart, as in the library.
+    let pitch = tile_cols * size + 64;
+    scratch.resize(tile_rows * pitch, 0);
+    let line = (64 / size).max(1);
+    // Cuts of `0..len` into `width`, the first one shortened or lengthened so that the
+    // others start `lead` elements past a line (when `width` is whole lines).
+    let cuts = |len: usize, width: usize, address: usize| {
+        let lead = address.wrapping_neg() % 64 / size;
+        let first = if lead > 0 && width % line == 0 {
+            lead + width - line
+        } else {
+            width
+        };
+        std::iter::once((0, first.min(len))).chain(
+            (first..len)
+                .step_by(width)
+                .map(move |at| (at, width.min(len - at))),
+        )
+    };
+    for (c0, width) in cuts(cols, tile_cols, stream.as_ptr() as usize) {
+        for (r0, height) in cuts(rows, tile_rows, memory.as_ptr() as usize) {
+            let (run, n) = (height * size, width * size);
+            // Memory runs: column c0 + j from row r0; ask for the column 16 ahead.
+            let column = |j: usize| ((c0 + j) * rows + r0) * size;
+            // Stream runs: row r0 + i from column c0; ask for the row 16 ahead.
+            let row = |i: usize| ((r0 + i) * cols + c0) * size;
+            if back {
+                for i in 0..height {
+                    scratch[i * pitch..][..n].copy_from_slice(&stream[row(i)..][..n]);
+                    request_run(stream.get(row(i + 16)..).unwrap_or_default(), n);
+                }
+                for j in 0..width {
+                    memory[column(j)..][..run].copy_from_slice(&scratch[j * run..][..run]);
+                    request_run(memory.get(column(j + 16)..).unwrap_or_default(), run);
+                }
+            } else {
+                for j in 0..width {
+                    scratch[j * run..][..run].copy_from_slice(&memory[column(j)..][..run]);
+                    request_run(memory.get(column(j + 16)..).unwrap_or_default(), run);
+                }
+                for i in 0..height {
+                    stream[row(i)..][..n].copy_from_slice(&scratch[i * pitch..][..n]);
+                    request_run(stream.get(row(i + 16)..).unwrap_or_default(), n);
+                }
+            }
+        }
+    }
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
