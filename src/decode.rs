@@ -394,6 +394,8 @@ struct Decoder<'b, A> {
     bytes: &'b [u8],
     /// Allocated on the first block that needs it: standard layouts never do.
     scratch: Vec<A>,
+    /// The tiles of 1-byte types decoded from their encoded bytes (`Convert::FROM_BYTES`).
+    encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
 }
@@ -404,6 +406,7 @@ impl<'b, A: Element> Decoder<'b, A> {
             endian,
             bytes,
             scratch: Vec::new(),
+            encoded: Vec::new(),
             invalid: false,
         }
     }
@@ -439,6 +442,27 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
                     &mut memory[b.row(r)..][..b.cols],
                 );
             }
+            return;
+        }
+        if A::FROM_BYTES {
+            // The stream's bytes move as they are, checked as they enter the tile, and
+            // each becomes an element as it is stored.
+            let mut encoded = std::mem::take(&mut self.encoded);
+            encoded.resize(layout::tile::<u8>().len(), 0);
+            let tile = &mut encoded[..b.rows * b.pitch];
+            let mut valid = true;
+            for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
+                let ahead = b.stream_row(r + b.rows);
+                layout::prefetch(self.bytes, ahead, b.cols, false);
+                let at = b.stream_row(r);
+                valid &= A::copy_valid(&self.bytes[at..at + b.cols], &mut row[..b.cols]);
+            }
+            if valid {
+                A::scatter_encoded(tile, &b, memory);
+            } else {
+                self.invalid = true;
+            }
+            self.encoded = encoded;
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);

@@ -75,6 +75,22 @@ pub(crate) mod sealed {
             let swap = !Self::is_verbatim(endian);
             kernels::scatter_each(scratch, block, memory, swap, Self::swapped);
         }
+        /// Whether tiles of this 1-byte type are decoded from the encoded bytes as they are
+        /// ([`Convert::scatter_encoded`]) rather than from elements: the types that are not
+        /// `Pod`, whose bytes must be checked or converted as they are stored.
+        const FROM_BYTES: bool = false;
+        /// Copy encoded bytes into a tile (types with [`Convert::FROM_BYTES`]), checking
+        /// them in the same pass: `false` if one is no valid encoding.
+        fn copy_valid(src: &[u8], dst: &mut [u8]) -> bool {
+            dst.copy_from_slice(src);
+            true
+        }
+        /// Scatter a tile of encoded bytes, in stream order, into `block` of `memory`
+        /// (types with [`Convert::FROM_BYTES`] only; the bytes passed
+        /// [`Convert::copy_valid`]).
+        fn scatter_encoded(_scratch: &[u8], _block: &Block, _memory: &mut [Self]) {
+            unreachable!("only types with FROM_BYTES decode tiles of bytes")
+        }
         /// The offset and value of the first byte that is no valid encoding, if any.
         fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
             None
@@ -213,7 +229,9 @@ macro_rules! low_bits {
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
             }
-            fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _: Endian) {
+            const FROM_BYTES: bool = true;
+            fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) {
+                // Every byte is a value: its high bits are cleared.
                 kernels::scatter_bytes(scratch, block, memory, <$t>::from_bits);
             }
             #[inline(always)]
@@ -325,7 +343,17 @@ impl sealed::Convert for bool {
     fn swapped(self) -> Self {
         self
     }
-    fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], _: Endian) {
+    const FROM_BYTES: bool = true;
+    fn copy_valid(src: &[u8], dst: &mut [u8]) -> bool {
+        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR is.
+        let mut seen = 0u8;
+        for (d, &s) in dst.iter_mut().zip(src) {
+            seen |= s;
+            *d = s;
+        }
+        seen <= 1
+    }
+    fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) {
         kernels::scatter_bytes(scratch, block, memory, |x| x != 0);
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {

@@ -4,7 +4,7 @@ mod common;
 
 use common::{reference_bytes, standard, Bits, LAYOUTS};
 use half::f16;
-use ndarray::{arr0, Array, Array1, Array2, ArrayD, IxDyn};
+use ndarray::{arr0, Array, Array1, Array2, ArrayD, IxDyn, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian};
 
@@ -219,4 +219,24 @@ fn write_crosses_buffer_windows() {
     let mut written = Vec::new();
     rev.write_zarr_bytes(Endian::Little, &mut written).unwrap();
     assert_eq!(written, reference_bytes(rev, Endian::Little));
+}
+
+#[test]
+fn low_bit_minifloats_clear_high_bits_in_every_layout() {
+    use zarr_bytes::minifloat::Float4E2M1FN;
+    // Bytes with high bits set, as ml_dtypes may leave them: the code is the low 4 bits,
+    // whether the bytes land in tiles (Fortran order, (2, 0, 1) planes) or in rows.
+    let bytes: Vec<u8> = (0..4 * 70 * 90).map(|i| (i * 37 % 256) as u8).collect();
+    let want: Vec<u8> = bytes.iter().map(|b| b & 0x0f).collect();
+    let mut fortran = Array::from_elem((4 * 70, 90).f(), Float4E2M1FN::from_bits(0));
+    fortran
+        .decode_zarr_bytes_into(&bytes, Endian::Little)
+        .unwrap();
+    let got: Vec<u8> = fortran.iter().map(|x| x.to_bits()).collect();
+    assert_eq!(got, want, "Fortran order");
+    let mut planes = Array::from_elem((70, 90, 4), Float4E2M1FN::from_bits(0));
+    let mut view = planes.view_mut().permuted_axes([2, 0, 1]);
+    view.decode_zarr_bytes_into(&bytes, Endian::Little).unwrap();
+    let got: Vec<u8> = view.iter().map(|x| x.to_bits()).collect();
+    assert_eq!(got, want, "(2, 0, 1) view");
 }

@@ -135,23 +135,22 @@ pub(crate) fn scatter<P: Pod, A: Copy, const WORD: usize>(
     }
 }
 
-/// Scatter a tile of 1-byte elements that are not `Pod` (`bool`, the low-bit minifloats),
-/// whose memory bytes are their encodings: the tile moves as bytes in the byte rectangles,
-/// and each byte becomes an element through `from_byte` as it is stored.
+/// Scatter a tile of the encoded bytes of 1-byte elements that are not `Pod` (`bool`, the
+/// low-bit minifloats): the tile moves as bytes in the byte rectangles, and each byte
+/// becomes an element through `from_byte` as it is stored.
 #[inline(always)]
-pub(crate) fn scatter_bytes<A: bytemuck::NoUninit>(
-    scratch: &[A],
+pub(crate) fn scatter_bytes<A: Copy>(
+    scratch: &[u8],
     block: &Block,
     memory: &mut [A],
     from_byte: impl Fn(u8) -> A,
 ) {
-    let bytes: &[u8] = bytemuck::cast_slice(scratch);
     let store = |run: &[u8], memory: &mut [A]| {
         for (m, &x) in memory.iter_mut().zip(run) {
             *m = from_byte(x);
         }
     };
-    scatter::<_, _, 1>(bytes, block, memory, false, |x| x, &from_byte, store);
+    scatter::<_, _, 1>(scratch, block, memory, false, |x| x, &from_byte, store);
 }
 
 /// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
