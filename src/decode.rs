@@ -429,6 +429,27 @@ impl<'b, A: Element> Decoder<'b, A> {
     }
 }
 
+/// Copy the stream rows of block `b` from `bytes` into the first tile of `scratch`, each
+/// through `read`, which checks them: the tile, or `None` if a byte was no valid encoding.
+fn staged<'s, P: Copy + bytemuck::Zeroable>(
+    bytes: &[u8],
+    b: &Block,
+    scratch: &'s mut Vec<P>,
+    read: impl Fn(&[u8], &mut [P]) -> bool,
+) -> Option<&'s [P]> {
+    let size = std::mem::size_of::<P>();
+    scratch.resize(layout::tile::<P>().len(), P::zeroed());
+    let tile = &mut scratch[..b.rows * b.pitch];
+    let mut valid = true;
+    for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
+        let ahead = b.stream_row(r + b.rows) * size;
+        layout::prefetch(bytes, ahead, b.cols * size, false);
+        let at = b.stream_row(r) * size;
+        valid &= read(&bytes[at..at + b.cols * size], &mut row[..b.cols]);
+    }
+    valid.then_some(tile)
+}
+
 impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
     fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
         if self.invalid {
@@ -444,40 +465,18 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             }
             return;
         }
-        if A::FROM_BYTES {
+        let valid = if A::FROM_BYTES {
             // The stream's bytes move as they are, checked as they enter the tile, and
             // each becomes an element as it is stored.
-            let mut encoded = std::mem::take(&mut self.encoded);
-            encoded.resize(layout::tile::<u8>().len(), 0);
-            let tile = &mut encoded[..b.rows * b.pitch];
-            let mut valid = true;
-            for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
-                let ahead = b.stream_row(r + b.rows);
-                layout::prefetch(self.bytes, ahead, b.cols, false);
-                let at = b.stream_row(r);
-                valid &= A::copy_valid(&self.bytes[at..at + b.cols], &mut row[..b.cols]);
-            }
-            if valid {
-                A::scatter_encoded(tile, &b, memory);
-            } else {
-                self.invalid = true;
-            }
-            self.encoded = encoded;
-            return;
-        }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.resize(layout::tile::<A>().len(), A::zeroed());
-        let tile = &mut scratch[..b.rows * b.pitch];
-        // Plain copies: the scatter converts.
-        for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
-            let ahead = b.stream_row(r + b.rows) * A::SIZE;
-            layout::prefetch(self.bytes, ahead, b.cols * A::SIZE, false);
-            self.read(b.stream_row(r), Endian::NATIVE, &mut row[..b.cols]);
-        }
-        if !self.invalid {
-            A::scatter(tile, &b, memory, self.endian);
-        }
-        self.scratch = scratch;
+            staged(self.bytes, &b, &mut self.encoded, A::copy_valid)
+                .map(|tile| A::scatter_encoded(tile, &b, memory))
+        } else {
+            // Plain copies: the scatter converts.
+            let read = |src: &[u8], dst: &mut [A]| A::read_valid(src, Endian::NATIVE, dst);
+            staged(self.bytes, &b, &mut self.scratch, read)
+                .map(|tile| A::scatter(tile, &b, memory, self.endian))
+        };
+        self.invalid = valid.is_none();
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
