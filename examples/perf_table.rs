@@ -480,30 +480,46 @@ fn tile_copy(
     for (c0, width) in cuts(cols, tile_cols, stream.as_ptr() as usize) {
         for (r0, height) in cuts(rows, tile_rows, memory.as_ptr() as usize) {
             let (run, n) = (height * size, width * size);
-            // Memory runs: column c0 + j from row r0; ask for the column 16 ahead.
+            // Memory runs: column c0 + j from row r0, to or from tile column j.
             let column = |j: usize| ((c0 + j) * rows + r0) * size;
-            // Stream runs: row r0 + i from column c0; ask for the row 16 ahead.
+            let columns = |memory: &mut [u8], scratch: &mut [u8]| {
+                let runs = (0..width).map(|j| (column(j), j * run, column(j + 16)));
+                moved(memory, scratch, runs, run, back);
+            };
+            // Stream runs: row r0 + i from column c0, to or from tile row i.
             let row = |i: usize| ((r0 + i) * cols + c0) * size;
+            let rows = |stream: &mut [u8], scratch: &mut [u8]| {
+                let runs = (0..height).map(|i| (row(i), i * pitch, row(i + 16)));
+                moved(stream, scratch, runs, n, !back);
+            };
             if back {
-                for i in 0..height {
-                    scratch[i * pitch..][..n].copy_from_slice(&stream[row(i)..][..n]);
-                    request_run(stream.get(row(i + 16)..).unwrap_or_default(), n);
-                }
-                for j in 0..width {
-                    memory[column(j)..][..run].copy_from_slice(&scratch[j * run..][..run]);
-                    request_run(memory.get(column(j + 16)..).unwrap_or_default(), run);
-                }
+                rows(stream, scratch);
+                columns(memory, scratch);
             } else {
-                for j in 0..width {
-                    scratch[j * run..][..run].copy_from_slice(&memory[column(j)..][..run]);
-                    request_run(memory.get(column(j + 16)..).unwrap_or_default(), run);
-                }
-                for i in 0..height {
-                    stream[row(i)..][..n].copy_from_slice(&scratch[i * pitch..][..n]);
-                    request_run(stream.get(row(i + 16)..).unwrap_or_default(), n);
-                }
+                columns(memory, scratch);
+                rows(stream, scratch);
             }
         }
+    }
+}
+
+/// Copy `len` bytes at each `(at, slot, ahead)` of `runs` from `outer` into `tile` at
+/// `slot`, or back from `tile` into `outer` with `back`, asking for `outer` at `ahead`.
+fn moved(
+    outer: &mut [u8],
+    tile: &mut [u8],
+    runs: impl Iterator<Item = (usize, usize, usize)>,
+    len: usize,
+    back: bool,
+) {
+    for (at, slot, ahead) in runs {
+        let (outer_run, tile_run) = (&mut outer[at..][..len], &mut tile[slot..][..len]);
+        if back {
+            outer_run.copy_from_slice(tile_run);
+        } else {
+            tile_run.copy_from_slice(outer_run);
+        }
+        request_run(outer.get(ahead..).unwrap_or_default(), len);
     }
 }
 
