@@ -441,7 +441,8 @@ fn request_run(bytes: &[u8], len: usize) {
 /// The `tile-copy` rows: the memory traffic of converting a Fortran-order array of `rows`
 /// × `cols` elements of `size` bytes, with none of the work. They move the library's tiles
 /// (256 columns and up to 72 KiB for elements of 4 bytes or less, 64 columns of 32 KiB
-/// otherwise), cut on cache lines and asking 16 runs ahead, as the library does, between
+/// otherwise, and half as many rows again going `back`), cut on cache lines and asking 16
+/// runs ahead, as the library does, between
 /// `memory` and `stream`: each memory run into the tile buffer and each tile buffer row
 /// into the stream (encoding), or `back` the other way (decoding), as the bytes are, with
 /// no transposition and no byte swap. The bytes they write are no encoding; their ratios
@@ -457,6 +458,11 @@ fn tile_copy(
         (256, 72 * 1024 / size / (256 + 64 / size) / 16 * 16)
     } else {
         (64, 32 * 1024 / size / 64)
+    };
+    let tile_rows = if back {
+        tile_rows + tile_rows / 2
+    } else {
+        tile_rows
     };
     // Tile buffer rows a cache line apart, as in the library.
     let pitch = tile_cols * size + 64;

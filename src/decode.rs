@@ -438,7 +438,7 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     read: impl Fn(&[u8], &mut [P]) -> bool,
 ) -> Option<&'s [P]> {
     let size = std::mem::size_of::<P>();
-    scratch.resize(layout::tile::<P>().len(), P::zeroed());
+    scratch.resize(layout::scatter_tile::<P>().len(), P::zeroed());
     let tile = &mut scratch[..b.rows * b.pitch];
     let mut valid = true;
     for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
@@ -481,7 +481,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
         let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        scratch.resize(layout::scatter_tile::<A>().len(), A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();
@@ -498,7 +498,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
     }
 
     fn tile(&self) -> layout::Tile {
-        layout::tile::<A>()
+        layout::scatter_tile::<A>()
     }
 
     fn stream(&self) -> usize {

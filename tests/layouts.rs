@@ -21,8 +21,9 @@ const SHAPES: &[&[usize]] = &[
     &[67, 131],
     &[64, 64],
     &[65, 129],
-    // Past several tiles both ways for every element size (2-byte tiles are 128 × 256).
-    &[259, 521],
+    // Past several tiles both ways for every element size (1-byte tiles are 224 × 256
+    // encoding and 336 × 256 decoding).
+    &[347, 521],
     &[1, 200],
     &[200, 1],
     &[3, 5, 7],

@@ -185,11 +185,12 @@ properties! {
 }
 
 /// Axis lengths around the edges of rectangles (4, 8 and 16 elements) and tiles (32 to 512
-/// elements), with empty axes: two or three axes, up to 2^17 elements.
+/// elements, the heights of encoding's and decoding's tiles among them), with empty axes:
+/// two or three axes, up to 2^17 elements.
 fn edge_shapes() -> impl Strategy<Value = Vec<usize>> {
     let edges = vec![
-        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,
-        257, 511, 512, 513,
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 95, 96, 97, 127,
+        128, 129, 191, 192, 193, 223, 224, 225, 255, 256, 257, 335, 336, 337, 511, 512, 513,
     ];
     prop::collection::vec(prop::sample::select(edges), 2..=3)
         .prop_filter("small enough", |s| s.iter().product::<usize>() <= 1 << 17)

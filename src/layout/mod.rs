@@ -3,7 +3,8 @@
 //! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
 //! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
 //! is converted row by row in bulk; any other block is gathered (or scattered) through a
-//! scratch buffer of at most 72 KiB (see [`tile`]), converting each element as it moves,
+//! scratch buffer of at most 72 KiB when encoding and 108 KiB when decoding (see [`tile`],
+//! [`scatter_tile`]), converting each element as it moves,
 //! and copied between the scratch buffer and the stream in rows. Arrays whose last axis is
 //! not the one contiguous in memory (Fortran order, transposed views) are walked in tiles
 //! that read memory column by column, so both the memory and the stream stay in cache;
@@ -26,7 +27,9 @@ mod plan;
 pub(crate) use gather::{gather, prefetch, scatter, ROWS_AHEAD};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::Split;
-pub(crate) use plan::{plan, tile, walk, windows, Block, Origin, Strided, Tile, Visitor};
+pub(crate) use plan::{
+    plan, scatter_tile, tile, walk, windows, Block, Origin, Strided, Tile, Visitor,
+};
 
 /// Bytes of a cache line.
 const LINE_BYTES: usize = 64;
