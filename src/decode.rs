@@ -196,6 +196,13 @@ fn read_checked<A: Element>(
     endian: Endian,
     dst: &mut [A],
 ) -> Result<(), Error> {
+    if !A::CHECKED {
+        // Nothing to check: one conversion, whose requests for the bytes ahead then run
+        // across the steps (measured with 64 MiB arrays, big-endian `u16`, `f32` and `f64`
+        // from 0.88–0.89 to 0.90–0.91 of memcpy).
+        A::read(bytes, endian, dst);
+        return Ok(());
+    }
     let per = (CHECK_STEP / A::SIZE).max(1);
     for (i, (src, d)) in bytes
         .chunks(per * A::SIZE)

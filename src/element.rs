@@ -75,6 +75,9 @@ pub(crate) mod sealed {
             let swap = !Self::is_verbatim(endian);
             kernels::scatter_each(scratch, block, memory, swap, Self::swapped);
         }
+        /// Whether some bytes are no valid encoding of this type (`bool`), so decoding
+        /// checks them.
+        const CHECKED: bool = false;
         /// Whether tiles of this 1-byte type are decoded from the encoded bytes as they are
         /// ([`Convert::scatter_encoded`]) rather than from elements: the types that are not
         /// `Pod`, whose bytes must be checked or converted as they are stored.
@@ -343,6 +346,7 @@ impl sealed::Convert for bool {
     fn swapped(self) -> Self {
         self
     }
+    const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
     fn copy_valid(src: &[u8], dst: &mut [u8]) -> bool {
         // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR is.
