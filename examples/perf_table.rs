@@ -438,15 +438,15 @@ fn request_run(bytes: &[u8], len: usize) {
     }
 }
 
-/// The `tile-copy` rows: the memory traffic of converting a Fortran-order array of `rows`
-/// × `cols` elements of `size` bytes, with none of the work. They move the library's tiles
+/// The `tile-copy` rows: the memory traffic of converting a Fortran-order array of `rows` ×
+/// `cols` elements of `size` bytes, with none of the work. They move the library's tiles
 /// (256 columns and up to 72 KiB for elements of 4 bytes or less, 64 columns of 32 KiB
 /// otherwise, and half as many rows again going `back`), cut on cache lines and asking 16
-/// runs ahead, as the library does, between
-/// `memory` and `stream`: each memory run into the tile buffer and each tile buffer row
-/// into the stream (encoding), or `back` the other way (decoding), as the bytes are, with
-/// no transposition and no byte swap. The bytes they write are no encoding; their ratios
-/// are what the tiled layouts can reach on this machine.
+/// runs ahead, as the library does, between `memory` and `stream`: each memory run into the
+/// tile buffer and each tile buffer row into the stream (encoding), or `back` the other way
+/// (decoding), as the bytes are, with no transposition and no byte swap. The bytes they
+/// write are no encoding; their ratios are what the tiled layouts can reach on this
+/// machine.
 fn tile_copy(
     memory: &mut [u8],
     stream: &mut [u8],

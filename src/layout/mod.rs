@@ -1,15 +1,15 @@
 //! Logical C-order traversal of any ndarray layout, shared by encode and decode.
 //!
 //! The traversal cuts an array into *blocks*: rows × columns of elements whose columns are
-//! consecutive in the C-order byte stream. A block whose rows are also consecutive in memory
-//! is converted row by row in bulk; any other block is gathered (or scattered) through a
-//! scratch buffer of at most 72 KiB when encoding and 108 KiB when decoding (see [`tile`],
-//! [`scatter_tile`]), converting each element as it moves,
-//! and copied between the scratch buffer and the stream in rows. Arrays whose last axis is
-//! not the one contiguous in memory (Fortran order, transposed views) are walked in tiles
-//! that read memory column by column, so both the memory and the stream stay in cache;
-//! while one tile is moved, the cache lines a few runs ahead are requested ([`prefetch`],
-//! [`ROWS_AHEAD`]), so the short runs of a tile do not wait on memory one miss at a time.
+//! consecutive in the C-order byte stream. A block whose rows are also consecutive in
+//! memory is converted row by row in bulk; any other block is gathered (or scattered)
+//! through a scratch buffer of at most 72 KiB when encoding and 108 KiB when decoding (see
+//! [`tile`], [`scatter_tile`]), converting each element as it moves, and copied between the
+//! scratch buffer and the stream in rows. Arrays whose last axis is not the one contiguous
+//! in memory (Fortran order, transposed views) are walked in tiles that read memory column
+//! by column, so both the memory and the stream stay in cache; while one tile is moved, the
+//! cache lines a few runs ahead are requested ([`prefetch`], [`ROWS_AHEAD`]), so the short
+//! runs of a tile do not wait on memory one miss at a time.
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
