@@ -473,9 +473,16 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             return;
         }
         let valid = if A::FROM_BYTES {
-            // The stream's bytes move as they are, checked as they enter the tile, and
-            // each becomes an element as it is stored.
-            staged(self.bytes, &b, &mut self.encoded, A::copy_valid)
+            // The stream's bytes move as they are, are checked once the whole tile is in,
+            // and each becomes an element as it is stored. Checking each row as it was
+            // copied kept fewer rows' cache misses in flight (measured with 64 MiB
+            // Fortran-order `bool` arrays: 0.45–0.48 of memcpy, 0.50–0.51 checked after).
+            let copy = |src: &[u8], dst: &mut [u8]| {
+                dst.copy_from_slice(src);
+                true
+            };
+            staged(self.bytes, &b, &mut self.encoded, copy)
+                .filter(|tile| A::rows_valid(tile, b.pitch, b.cols))
                 .map(|tile| A::scatter_encoded(tile, &b, memory))
         } else {
             // Plain copies: the scatter converts.

@@ -82,15 +82,14 @@ pub(crate) mod sealed {
         /// ([`Convert::scatter_encoded`]) rather than from elements: the types that are not
         /// `Pod`, whose bytes must be checked or converted as they are stored.
         const FROM_BYTES: bool = false;
-        /// Copy encoded bytes into a tile (types with [`Convert::FROM_BYTES`]), checking
-        /// them in the same pass: `false` if one is no valid encoding.
-        fn copy_valid(src: &[u8], dst: &mut [u8]) -> bool {
-            dst.copy_from_slice(src);
+        /// Whether the first `cols` bytes of each `pitch`-long row of `tile`, encoded bytes
+        /// (types with [`Convert::FROM_BYTES`]), are all valid encodings.
+        fn rows_valid(_tile: &[u8], _pitch: usize, _cols: usize) -> bool {
             true
         }
         /// Scatter a tile of encoded bytes, in stream order, into `block` of `memory`
         /// (types with [`Convert::FROM_BYTES`] only; the bytes passed
-        /// [`Convert::copy_valid`]).
+        /// [`Convert::rows_valid`]).
         fn scatter_encoded(_scratch: &[u8], _block: &Block, _memory: &mut [Self]) {
             unreachable!("only types with FROM_BYTES decode tiles of bytes")
         }
@@ -348,14 +347,19 @@ impl sealed::Convert for bool {
     }
     const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
-    fn copy_valid(src: &[u8], dst: &mut [u8]) -> bool {
-        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR is.
-        let mut seen = 0u8;
-        for (d, &s) in dst.iter_mut().zip(src) {
-            seen |= s;
-            *d = s;
+    fn rows_valid(tile: &[u8], pitch: usize, cols: usize) -> bool {
+        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR
+        // is. 64 lanes, so that each step ORs whole registers.
+        let mut seen = [0u8; 64];
+        let mut rest = 0u8;
+        for row in tile.chunks_exact(pitch) {
+            let chunks = row[..cols].chunks_exact(64);
+            rest |= chunks.remainder().iter().fold(0, |acc, &b| acc | b);
+            for chunk in chunks {
+                seen.iter_mut().zip(chunk).for_each(|(s, &b)| *s |= b);
+            }
         }
-        seen <= 1
+        seen.iter().fold(rest, |acc, &b| acc | b) <= 1
     }
     fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) {
         kernels::scatter_bytes(scratch, block, memory, |x| x != 0);
