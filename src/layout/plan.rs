@@ -230,11 +230,11 @@ pub(crate) fn tile<A>() -> Tile {
 
 /// The tile of `A` for scattering (decoding): [`tile`] with half as many rows again, so
 /// a scratch buffer of at most 108 KiB for 1-, 2- and 4-byte elements and 54 KiB for
-/// wider ones (or one element, if bigger). Scattering writes
-/// memory in runs down the tile's columns, which then are half as long again; gathering
-/// reads those runs and measured no faster with them. Measured with 64 MiB Fortran-order
-/// arrays, decoding `u8` from 0.49–0.51 to 0.51–0.54 of memcpy, `u16` from 0.54–0.56 to
-/// 0.57–0.60, `f32` from 0.59–0.60 to 0.63; 72 and 144 KiB were slower than 108.
+/// wider ones (or one element, if bigger). Scattering writes memory in runs down the
+/// tile's columns, which then are half as long again; gathering reads those runs and
+/// measured no faster with them. Measured with 64 MiB Fortran-order arrays, decoding `u8`
+/// from 0.49–0.51 to 0.51–0.54 of memcpy, `u16` from 0.54–0.56 to 0.57–0.60, `f32` from
+/// 0.59–0.60 to 0.63; 72 and 144 KiB were slower than 108.
 pub(crate) fn scatter_tile<A>() -> Tile {
     let tile = tile::<A>();
     Tile {
