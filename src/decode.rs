@@ -437,7 +437,7 @@ impl<'b, A: Element> Decoder<'b, A> {
 }
 
 /// Copy the stream rows of block `b` from `bytes` into the first tile of `scratch`, each
-/// through `read`: the tile.
+/// through `read`, and return that tile.
 fn staged<'s, P: Copy + bytemuck::Zeroable>(
     bytes: &[u8],
     b: &Block,
