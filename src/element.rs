@@ -70,7 +70,7 @@ pub(crate) mod sealed {
         /// `endian`.
         fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian)
         where
-            Self: Copy,
+            Self: Copy + bytemuck::Zeroable,
         {
             let swap = !Self::is_verbatim(endian);
             kernels::scatter_each(scratch, block, memory, swap, Self::swapped);
@@ -191,17 +191,8 @@ macro_rules! element {
             }
             fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian) {
                 let swap = !Self::is_verbatim(endian);
-                let store = |run: &[Self], memory: &mut [Self]| memory.copy_from_slice(run);
                 const WORD: usize = std::mem::size_of::<$w>();
-                kernels::scatter::<_, _, WORD>(
-                    scratch,
-                    block,
-                    memory,
-                    swap,
-                    Self::swapped,
-                    |x| x,
-                    store,
-                );
+                kernels::scatter::<_, _, WORD>(scratch, block, memory, swap, Self::swapped, |x| x);
             }
         }
     };

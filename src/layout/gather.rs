@@ -2,6 +2,8 @@
 //! scattered for decoding, in rectangles where a kernel transposes them and element by
 //! element elsewhere.
 
+use bytemuck::Zeroable;
+
 use super::{Block, LINE_BYTES};
 
 /// How far ahead the traversal asks for the memory it moves next: rows of the stream, or
@@ -10,6 +12,12 @@ use super::{Block, LINE_BYTES};
 /// (measured with 64 MiB Fortran arrays, encoding `u8` from 0.37 to 0.43 of memcpy, `f64`
 /// from 0.47 to 0.50; 32 and 64 rows were no faster).
 pub(crate) const ROWS_AHEAD: usize = 16;
+
+/// How many cache lines down each column a scatter asks for, into the first-level cache,
+/// ahead of the rows it stores: once per line, so that the line is there when its stores
+/// come. The second-level hints of [`Block::prefetch_ahead`] bring a tile near; these
+/// bring the next lines of the columns being written all the way in.
+const LINES_AHEAD: usize = 2;
 
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
 /// soon, one hint per cache line; `write` when they are about to be overwritten.
@@ -51,6 +59,23 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
         target_feature = "sse"
     )))]
     let _ = (slice, start, len, write);
+}
+
+/// Ask for element `at` of `run`, if there is one, into the first-level cache.
+#[inline(always)]
+fn request_line<T>(run: &[T], at: usize) {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    ))]
+    if let Some(x) = run.get(at) {
+        safe_arch::prefetch_t0(x);
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse"
+    )))]
+    let _ = (run, at);
 }
 
 impl Block {
@@ -139,19 +164,38 @@ fn rectangles<const R: usize, const K: usize>(block: &Block) -> (usize, usize) {
 /// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), each cut into
 /// runs of R elements, in column order.
 fn column_runs<S: IntoIterator, const K: usize>(
-    mut chunks: impl Iterator<Item = S>,
+    chunks: impl Iterator<Item = S>,
     reversed: bool,
 ) -> [S::IntoIter; K] {
-    let mut runs = std::array::from_fn(|_| {
-        let column = chunks
+    strip_columns(chunks.map(IntoIterator::into_iter), reversed)
+}
+
+/// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), in column
+/// order.
+fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reversed: bool) -> [S; K] {
+    let mut columns = std::array::from_fn(|_| {
+        chunks
             .next()
-            .unwrap_or_else(|| unreachable!("a strip has K columns"));
-        column.into_iter()
+            .unwrap_or_else(|| unreachable!("a strip has K columns"))
     });
     if reversed {
-        runs.reverse();
+        columns.reverse();
     }
-    runs
+    columns
+}
+
+/// A rectangle of K runs of R elements, each through `finish`: one loop over all of them,
+/// which compiles to whole registers where the runs' own loops did not.
+#[inline(always)]
+fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
+    values: [[P; R]; K],
+    finish: impl Fn(P) -> A,
+) -> [[A; R]; K] {
+    let mut out = [[A::zeroed(); R]; K];
+    for (o, &x) in out.as_flattened_mut().iter_mut().zip(values.as_flattened()) {
+        *o = finish(x);
+    }
+    out
 }
 
 /// The K runs of R elements of one rectangle, copied out of memory. Loops of slice copies
@@ -254,13 +298,13 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
 
 /// Copy `scratch`, in stream order, into the elements of `block` in `memory`, each through
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
-/// R rows and gives their K column runs, each stored by `store`.
-pub(crate) fn scatter<P: Copy, A, const R: usize, const K: usize>(
+/// R rows and gives their K column runs, each through `finish`.
+pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
     scratch: &[P],
     block: &Block,
     memory: &mut [A],
     convert: impl Fn(P) -> A,
-    store: impl Fn(&[P], &mut [A]),
+    finish: impl Fn(P) -> A,
     kernel: impl Fn([[P; K]; R]) -> [[P; R]; K],
 ) {
     let (cols, pitch) = (block.cols, block.pitch);
@@ -269,30 +313,31 @@ pub(crate) fn scatter<P: Copy, A, const R: usize, const K: usize>(
         return lane.pair_mut(memory, scratch[..cols].iter(), |m, s| *m = convert(*s));
     }
     let (rows_k, cols_k) = rectangles::<R, K>(block);
+    let rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
     if let Some(span) = block.packed::<R>(cols_k) {
         // One run of R × K elements per rectangle, one after the other.
-        for (c0, rectangle) in (0..).step_by(K).zip(memory[span].chunks_exact_mut(R * K)) {
-            // One store for the whole rectangle: converting stores (`bool`) then run over
-            // R × K elements, not R at a time.
-            store(
-                kernel(rows_of(scratch, pitch, c0)).as_flattened(),
-                rectangle,
-            );
+        for (c0, run) in (0..).step_by(K).zip(memory[span].chunks_exact_mut(R * K)) {
+            run.copy_from_slice(rectangle(scratch, c0).as_flattened());
         }
     } else {
         for c0 in (0..cols_k).step_by(K) {
             (c0..c0 + K).for_each(|c| block.prefetch_ahead(&*memory, c, true));
             let (span, step) = block.strip::<K>(c0, rows_k);
-            let columns = memory[span]
-                .chunks_mut(step)
-                .map(|c| c[..rows_k].chunks_exact_mut(R));
-            let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
-            for band in scratch.chunks_exact(R * pitch).take(rows_k / R) {
-                for (run, values) in runs.iter_mut().zip(kernel(rows_of(band, pitch, c0))) {
-                    let run = run
-                        .next()
-                        .unwrap_or_else(|| unreachable!("rows_k / R runs"));
-                    store(&values, run);
+            let columns = memory[span].chunks_mut(step).map(|c| &mut c[..rows_k]);
+            let mut runs: [&mut [A]; K] = strip_columns(columns, block.col_step < 0);
+            let per_line = (LINE_BYTES / std::mem::size_of::<A>().max(1)).max(1);
+            for (b, band) in scratch.chunks_exact(R * pitch).enumerate().take(rows_k / R) {
+                let rows = b * R..b * R + R;
+                let ahead =
+                    (rows.start % per_line == 0).then_some(rows.start + LINES_AHEAD * per_line);
+                // By reference: runs moved out of the rectangle by value were stored a
+                // byte and then 15 at a time when they are `bool`.
+                let out = rectangle(band, c0);
+                for (run, values) in runs.iter_mut().zip(&out) {
+                    if let Some(ahead) = ahead {
+                        request_line(run, ahead);
+                    }
+                    run[rows.clone()].copy_from_slice(values);
                 }
             }
         }

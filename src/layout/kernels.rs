@@ -7,7 +7,7 @@
 //! that are not `Pod` (`bool`, minifloats in the low bits of a byte) and raw bits move one
 //! by one ([`gather_each`], [`scatter_each`]).
 
-use bytemuck::Pod;
+use bytemuck::{Pod, Zeroable};
 
 use super::Block;
 
@@ -93,45 +93,45 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 
 /// Scatter `scratch`, in stream order, into `block` of `memory` (see [`super::scatter`]),
 /// in the rectangles of [`gather`], transposed back in log2(R) rounds. Each element is a
-/// `P` in the scratch buffer and becomes an `A` through `finish`, or a run of them through
-/// `store` (a copy for `Pod` elements; the elements that valid bytes stand for when
-/// 1-byte elements move as bytes).
+/// `P` in the scratch buffer and becomes an `A` through `finish` (the identity for `Pod`
+/// elements; the element a valid byte stands for when 1-byte elements move as bytes).
 #[inline(always)]
-pub(crate) fn scatter<P: Pod, A: Copy, const WORD: usize>(
+pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
     scratch: &[P],
     block: &Block,
     memory: &mut [A],
     swap: bool,
     swapped: impl Fn(P) -> P,
     finish: impl Fn(P) -> A,
-    store: impl Fn(&[P], &mut [A]),
 ) {
     let convert = |x: P| finish(if swap { swapped(x) } else { x });
     match (std::mem::size_of::<P>(), block.rows) {
-        (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &store, |s| {
+        (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 8, 1, 1, 4>(s, false)
         }),
-        (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &store, |s| {
+        (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 4, 1, 1, 2>(s, false)
         }),
-        (2, 8..) => super::scatter::<P, A, 8, 8>(scratch, block, memory, convert, &store, |s| {
+        (2, 8..) => super::scatter::<P, A, 8, 8>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
         }),
-        (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &store, |s| {
+        (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 4, 2, WORD, 2>(s, swap)
         }),
-        (4, 4..) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &store, |s| {
+        (4, 4..) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
         }),
-        (8 | 16, 4) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &store, |s| {
-            moved(s, |x| if swap { swapped(x) } else { x })
-        }),
+        (8 | 16, 4) => {
+            super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
+                moved(s, |x| if swap { swapped(x) } else { x })
+            })
+        }
         // Two loops rather than a test per element.
         _ if swap => {
             let convert = |x: P| finish(swapped(x));
-            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &store, |s| s)
+            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &finish, |s| s)
         }
-        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, &finish, &store, |s| s),
+        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, &finish, &finish, |s| s),
     }
 }
 
@@ -139,18 +139,13 @@ pub(crate) fn scatter<P: Pod, A: Copy, const WORD: usize>(
 /// low-bit minifloats): the tile moves as bytes in the byte rectangles, and each byte
 /// becomes an element through `from_byte` as it is stored.
 #[inline(always)]
-pub(crate) fn scatter_bytes<A: Copy>(
+pub(crate) fn scatter_bytes<A: Copy + Zeroable>(
     scratch: &[u8],
     block: &Block,
     memory: &mut [A],
     from_byte: impl Fn(u8) -> A,
 ) {
-    let store = |run: &[u8], memory: &mut [A]| {
-        for (m, &x) in memory.iter_mut().zip(run) {
-            *m = from_byte(x);
-        }
-    };
-    scatter::<_, _, 1>(scratch, block, memory, false, |x| x, &from_byte, store);
+    scatter::<_, _, 1>(scratch, block, memory, false, |x| x, from_byte);
 }
 
 /// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
@@ -252,18 +247,17 @@ pub(crate) fn gather_each<A: Copy>(
 
 /// Scatter `block` element by element (see [`scatter`]).
 #[inline(always)]
-pub(crate) fn scatter_each<A: Copy>(
+pub(crate) fn scatter_each<A: Copy + Zeroable>(
     scratch: &[A],
     block: &Block,
     memory: &mut [A],
     swap: bool,
     swapped: impl Fn(A) -> A,
 ) {
-    let store = |run: &[A], memory: &mut [A]| memory.copy_from_slice(run);
     if swap {
-        super::scatter::<_, _, 1, 1>(scratch, block, memory, swapped, store, |s| s);
+        super::scatter::<_, _, 1, 1>(scratch, block, memory, swapped, |x| x, |s| s);
     } else {
-        super::scatter::<_, _, 1, 1>(scratch, block, memory, |x| x, store, |s| s);
+        super::scatter::<_, _, 1, 1>(scratch, block, memory, |x| x, |x| x, |s| s);
     }
 }
 
