@@ -16,7 +16,10 @@ pub(crate) const ROWS_AHEAD: usize = 16;
 /// How many cache lines down each column a scatter asks for, into the first-level cache,
 /// ahead of the rows it stores: once per line, so that the line is there when its stores
 /// come. The second-level hints of [`Block::prefetch_ahead`] bring a tile near; these
-/// bring the next lines of the columns being written all the way in.
+/// bring the next lines of the columns being written all the way in (measured with 64 MiB
+/// arrays, decoding `u16` in Fortran order from 0.60–0.61 to 0.63 of memcpy, `u8` from
+/// 0.55 to 0.56, `f32` from 0.66 to 0.68; the same lines asked for one strip ahead gained
+/// nothing).
 const LINES_AHEAD: usize = 2;
 
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
