@@ -42,7 +42,7 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
             return;
         };
         let run = &run[..len.min(run.len())];
-        let per_line = (LINE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        let per_line = per_line::<T>();
         let hint = |x: &T| {
             if write {
                 safe_arch::prefetch_et1(x)
@@ -64,9 +64,20 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
     let _ = (slice, start, len, write);
 }
 
-/// Ask for element `at` of `run`, if there is one, into the first-level cache.
+/// Elements of `T` in a cache line: at least one (wide elements), and a line's bytes for
+/// zero-sized ones.
+const fn per_line<T>() -> usize {
+    match std::mem::size_of::<T>() {
+        0 => LINE_BYTES,
+        size if size >= LINE_BYTES => 1,
+        size => LINE_BYTES / size,
+    }
+}
+
+/// Ask for the cache line of element `at` of `run`, if there is one, into the first-level
+/// cache; on targets without a hint this does nothing.
 #[inline(always)]
-fn request_line<T>(run: &[T], at: usize) {
+pub(crate) fn request_line<T>(run: &[T], at: usize) {
     #[cfg(all(
         any(target_arch = "x86", target_arch = "x86_64"),
         target_feature = "sse"
@@ -164,17 +175,8 @@ fn rectangles<const R: usize, const K: usize>(block: &Block) -> (usize, usize) {
     }
 }
 
-/// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), each cut into
-/// runs of R elements, in column order.
-fn column_runs<S: IntoIterator, const K: usize>(
-    chunks: impl Iterator<Item = S>,
-    reversed: bool,
-) -> [S::IntoIter; K] {
-    strip_columns(chunks.map(IntoIterator::into_iter), reversed)
-}
-
 /// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), in column
-/// order.
+/// order: slices, or iterators over their runs.
 fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reversed: bool) -> [S; K] {
     let mut columns = std::array::from_fn(|_| {
         chunks
@@ -277,7 +279,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
             let columns = memory[span]
                 .chunks(step)
                 .map(|c| c[..rows_k].chunks_exact(R));
-            let mut runs: [_; K] = column_runs(columns, block.col_step < 0);
+            let mut runs: [_; K] = strip_columns(columns, block.col_step < 0);
             for band in scratch.chunks_exact_mut(R * pitch).take(rows_k / R) {
                 let next = runs.iter_mut().map(|run| {
                     run.next()
@@ -317,6 +319,7 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
     }
     let (rows_k, cols_k) = rectangles::<R, K>(block);
     let rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
+    let per_line = per_line::<A>();
     if let Some(span) = block.packed::<R>(cols_k) {
         // One run of R × K elements per rectangle, one after the other.
         for (c0, run) in (0..).step_by(K).zip(memory[span].chunks_exact_mut(R * K)) {
@@ -328,7 +331,6 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
             let (span, step) = block.strip::<K>(c0, rows_k);
             let columns = memory[span].chunks_mut(step).map(|c| &mut c[..rows_k]);
             let mut runs: [&mut [A]; K] = strip_columns(columns, block.col_step < 0);
-            let per_line = (LINE_BYTES / std::mem::size_of::<A>().max(1)).max(1);
             for (b, band) in scratch.chunks_exact(R * pitch).enumerate().take(rows_k / R) {
                 let rows = b * R..b * R + R;
                 let ahead =

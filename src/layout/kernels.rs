@@ -24,7 +24,21 @@ use sse2 as target;
 use portable as target;
 
 use target::Register;
-pub(crate) use target::{request_ahead, swapped, BULK_SWAP};
+pub(crate) use target::{swapped, BULK_SWAP};
+
+/// Bytes ahead of a bulk conversion that its source is requested, one cache line per
+/// 64-byte step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which
+/// the hardware prefetcher starts the source over from cold; two pages ahead, the source
+/// keeps streaming (measured with 64 MiB arrays: `to_zarr_bytes` big-endian f64 from 0.86
+/// to 1.0 of a fresh memcpy, `write_zarr_bytes` to a sink from 0.9 to 1.4 of memcpy).
+const AHEAD: usize = 8 * 1024;
+
+/// Ask for the cache line [`AHEAD`] bytes past `at` in `bytes`, if there is one: called
+/// once per 64 bytes of a bulk conversion.
+#[inline(always)]
+pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
+    super::request_line(bytes, at + AHEAD);
+}
 
 /// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
 /// `swap`, each element goes through `swapped`, which reverses the bytes of its components
@@ -268,34 +282,17 @@ pub(crate) fn scatter_each<A: Copy + Zeroable>(
 ))]
 mod sse2 {
     use safe_arch::{
-        bitor_m128i, m128i, prefetch_t0, shl_imm_u16_m128i, shr_imm_u16_m128i,
-        shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-        unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
-        unpack_low_i8_m128i,
+        bitor_m128i, m128i, shl_imm_u16_m128i, shr_imm_u16_m128i, shuffle_ai_i16_h64all_m128i,
+        shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
+        unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
     };
 
     /// The registers of the rectangles.
     pub type Register = m128i;
 
-    /// Bytes ahead of a bulk swap that the source is requested, one cache line per 64-byte
-    /// step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which the
-    /// hardware prefetcher starts the source over from cold; two pages ahead, the source
-    /// keeps streaming (measured with 64 MiB arrays: `to_zarr_bytes` big-endian f64 from
-    /// 0.86 to 1.0 of a fresh memcpy, `write_zarr_bytes` to a sink from 0.9 to 1.4 of memcpy).
-    const AHEAD: usize = 8 * 1024;
-
     /// Whether [`swapped`] beats byteorder's bulk conversions: measured 1.5 times as fast
     /// in cache for 8-byte words (four registers per step).
     pub const BULK_SWAP: bool = true;
-
-    /// Ask for the cache line [`AHEAD`] bytes past `at` in `bytes`, if there is one: called
-    /// once per 64 bytes of a bulk conversion.
-    #[inline(always)]
-    pub fn request_ahead(bytes: &[u8], at: usize) {
-        if let Some(ahead) = bytes.get(at + AHEAD) {
-            prefetch_t0(ahead);
-        }
-    }
 
     impl super::Lanes for m128i {
         #[inline(always)]
@@ -351,7 +348,7 @@ mod sse2 {
         let mut src = src.chunks_exact(64);
         let mut dst = dst.chunks_exact_mut(64);
         for (i, (s, d)) in (&mut src).zip(&mut dst).enumerate() {
-            request_ahead(whole, i * 64);
+            super::request_ahead(whole, i * 64);
             let mut registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
             // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
             for r in &mut registers {
@@ -377,10 +374,6 @@ mod portable {
 
     /// Whether [`swapped`] beats byteorder's bulk conversions: not without SSE2.
     pub const BULK_SWAP: bool = false;
-
-    /// A hint for a bulk conversion: none on these targets.
-    #[inline(always)]
-    pub fn request_ahead(_bytes: &[u8], _at: usize) {}
 }
 
 /// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.

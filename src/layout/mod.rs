@@ -24,7 +24,7 @@ mod gather;
 pub(crate) mod kernels;
 mod plan;
 
-pub(crate) use gather::{gather, prefetch, scatter, ROWS_AHEAD};
+pub(crate) use gather::{gather, prefetch, request_line, scatter, ROWS_AHEAD};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::Split;
 pub(crate) use plan::{
