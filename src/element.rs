@@ -82,15 +82,11 @@ pub(crate) mod sealed {
         /// ([`Convert::scatter_encoded`]) rather than from elements: the types that are not
         /// `Pod`, whose bytes must be checked or converted as they are stored.
         const FROM_BYTES: bool = false;
-        /// Whether the first `cols` bytes of each `pitch`-long row of `tile`, encoded bytes
-        /// (types with [`Convert::FROM_BYTES`]), are all valid encodings.
-        fn rows_valid(_tile: &[u8], _pitch: usize, _cols: usize) -> bool {
-            true
-        }
         /// Scatter a tile of encoded bytes, in stream order, into `block` of `memory`
-        /// (types with [`Convert::FROM_BYTES`] only; the bytes passed
-        /// [`Convert::rows_valid`]).
-        fn scatter_encoded(_scratch: &[u8], _block: &Block, _memory: &mut [Self]) {
+        /// (types with [`Convert::FROM_BYTES`] only), checking each byte as it is stored:
+        /// `false` if one is no valid encoding ([`Convert::find_invalid`] tells which), and
+        /// then every element of `block` is written, some from bytes that were no value.
+        fn scatter_encoded(_scratch: &[u8], _block: &Block, _memory: &mut [Self]) -> bool {
             unreachable!("only types with FROM_BYTES decode tiles of bytes")
         }
         /// The offset and value of the first byte that is no valid encoding, if any.
@@ -223,9 +219,10 @@ macro_rules! low_bits {
                 None
             }
             const FROM_BYTES: bool = true;
-            fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) {
+            fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
                 // Every byte is a value: its high bits are cleared.
                 kernels::scatter_bytes(scratch, block, memory, <$t>::from_bits);
+                true
             }
             #[inline(always)]
             fn swapped(self) -> Self {
@@ -338,22 +335,15 @@ impl sealed::Convert for bool {
     }
     const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
-    fn rows_valid(tile: &[u8], pitch: usize, cols: usize) -> bool {
-        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR
-        // is. 64 lanes, so that each step ORs whole registers.
-        let mut seen = [0u8; 64];
-        let mut rest = 0u8;
-        for row in tile.chunks_exact(pitch) {
-            let chunks = row[..cols].chunks_exact(64);
-            rest |= chunks.remainder().iter().fold(0, |acc, &b| acc | b);
-            for chunk in chunks {
-                seen.iter_mut().zip(chunk).for_each(|(s, &b)| *s |= b);
-            }
-        }
-        seen.iter().fold(rest, |acc, &b| acc | b) <= 1
-    }
-    fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) {
-        kernels::scatter_bytes(scratch, block, memory, |x| x != 0);
+    fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
+        // Every byte is 0 or 1 when their OR is. The OR of each rectangle is taken from
+        // the registers it is stored from, so the check reads no byte twice.
+        let seen = std::cell::Cell::new(0u8);
+        kernels::scatter_bytes(scratch, block, memory, |x| {
+            seen.set(seen.get() | x);
+            x != 0
+        });
+        seen.get() <= 1
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()

@@ -177,6 +177,44 @@ fn decode_into_names_the_first_invalid_byte_in_any_layout() {
     }
 }
 
+/// Every byte a tile moves is checked, whichever way it moves: in the transposed
+/// rectangles, in the rows below them or the columns right of them, in packed rectangles,
+/// and down reversed columns. One invalid byte at each position of the stream in turn.
+#[test]
+fn decode_into_checks_every_byte_of_a_tile() {
+    // 40 × 45: rectangles of 16 × 8 cover 32 × 40, the rest moves element by element.
+    let (rows, cols) = (40, 45);
+    let mut fortran = Array2::from_elem((rows, cols).f(), false);
+    let mut reversed = Array2::from_elem((rows, cols).f(), false);
+    let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
+    for at in 0..rows * cols {
+        let mut bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
+        let value = 2 + (at % 254) as u8;
+        bytes[at] = value;
+        let results = [
+            fortran.decode_zarr_bytes_into(&bytes, Endian::Big),
+            reversed
+                .slice_mut(ndarray::s![..;-1, ..;-1])
+                .decode_zarr_bytes_into(&bytes, Endian::Big),
+            stacked
+                .view_mut()
+                .permuted_axes([2, 0, 1])
+                .decode_zarr_bytes_into(&bytes, Endian::Big),
+        ];
+        for (layout, result) in ["fortran", "reversed", "stacked"].iter().zip(results) {
+            assert!(
+                matches!(result, Err(Error::InvalidBool { offset, value: v }) if offset == at && v == value),
+                "{layout}, byte {at}: {result:?}"
+            );
+        }
+    }
+    // With every byte valid again, each layout decodes them all.
+    let bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
+    fortran.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap();
+    let want: Vec<bool> = bytes.iter().map(|&b| b == 1).collect();
+    assert_eq!(fortran.iter().copied().collect::<Vec<_>>(), want);
+}
+
 #[test]
 fn encode_into_wrong_buffer() {
     let a = array![[1i64, 2], [3, 4]];
