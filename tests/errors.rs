@@ -141,6 +141,47 @@ fn decode_into_reports_errors() {
     assert_eq!(a, before);
 }
 
+/// `bytes` decoded into a `rows` × `cols` array of `bool` in each kind of traversal, by
+/// name (`rows` a multiple of 4).
+fn decoded_in_every_traversal(
+    rows: usize,
+    cols: usize,
+    bytes: &[u8],
+) -> [(&'static str, Result<(), Error>); 4] {
+    let mut fortran = Array2::from_elem((rows, cols).f(), false);
+    let mut stepped = Array2::from_elem((rows, 2 * cols), false);
+    let mut reversed = Array2::from_elem((rows, cols).f(), false);
+    let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
+    [
+        (
+            "fortran",
+            fortran.decode_zarr_bytes_into(bytes, Endian::Big),
+        ),
+        // Not one memory slice: rows one by one, through the element-wise path.
+        (
+            "stepped",
+            stepped
+                .slice_mut(ndarray::s![.., ..;2])
+                .decode_zarr_bytes_into(bytes, Endian::Big),
+        ),
+        // Negative strides: the tiles walk memory down from the far end.
+        (
+            "reversed",
+            reversed
+                .slice_mut(ndarray::s![..;-1, ..;-1])
+                .decode_zarr_bytes_into(bytes, Endian::Big),
+        ),
+        // Planes stored interleaved, viewed (2, 0, 1): packed rectangles.
+        (
+            "stacked",
+            stacked
+                .view_mut()
+                .permuted_axes([2, 0, 1])
+                .decode_zarr_bytes_into(bytes, Endian::Big),
+        ),
+    ]
+}
+
 /// The tiles validate the bytes they move: whichever tile meets an invalid byte first,
 /// the error names the first one of the stream, in every kind of traversal.
 #[test]
@@ -153,22 +194,7 @@ fn decode_into_names_the_first_invalid_byte_in_any_layout() {
     bytes[299 * cols] = 0x40;
     bytes[5 * cols + 280] = 0x02;
     let first = 5 * cols + 280;
-    let mut fortran = Array2::from_elem((rows, cols).f(), false);
-    let mut stepped = Array2::from_elem((rows, 2 * cols), false);
-    let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
-    let errors = [
-        fortran.decode_zarr_bytes_into(&bytes, Endian::Big),
-        // Not one memory slice: rows one by one, through the element-wise path.
-        stepped
-            .slice_mut(ndarray::s![.., ..;2])
-            .decode_zarr_bytes_into(&bytes, Endian::Big),
-        // Planes stored interleaved, viewed (2, 0, 1): packed rectangles.
-        stacked
-            .view_mut()
-            .permuted_axes([2, 0, 1])
-            .decode_zarr_bytes_into(&bytes, Endian::Big),
-    ];
-    for (layout, result) in ["fortran", "stepped", "stacked"].iter().zip(errors) {
+    for (layout, result) in decoded_in_every_traversal(rows, cols, &bytes) {
         let e = result.unwrap_err();
         assert!(
             matches!(e, Error::InvalidBool { offset, value: 2 } if offset == first),
@@ -184,34 +210,25 @@ fn decode_into_names_the_first_invalid_byte_in_any_layout() {
 fn decode_into_checks_every_byte_of_a_tile() {
     // 40 × 45: rectangles of 16 × 8 cover 32 × 40, the rest moves element by element.
     let (rows, cols) = (40, 45);
-    let mut fortran = Array2::from_elem((rows, cols).f(), false);
-    let mut reversed = Array2::from_elem((rows, cols).f(), false);
-    let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
+    let valid: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
     for at in 0..rows * cols {
-        let mut bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
+        let mut bytes = valid.clone();
         let value = 2 + (at % 254) as u8;
         bytes[at] = value;
-        let results = [
-            fortran.decode_zarr_bytes_into(&bytes, Endian::Big),
-            reversed
-                .slice_mut(ndarray::s![..;-1, ..;-1])
-                .decode_zarr_bytes_into(&bytes, Endian::Big),
-            stacked
-                .view_mut()
-                .permuted_axes([2, 0, 1])
-                .decode_zarr_bytes_into(&bytes, Endian::Big),
-        ];
-        for (layout, result) in ["fortran", "reversed", "stacked"].iter().zip(results) {
+        for (layout, result) in decoded_in_every_traversal(rows, cols, &bytes) {
             assert!(
                 matches!(result, Err(Error::InvalidBool { offset, value: v }) if offset == at && v == value),
                 "{layout}, byte {at}: {result:?}"
             );
         }
     }
-    // With every byte valid again, each layout decodes them all.
-    let bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
-    fortran.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap();
-    let want: Vec<bool> = bytes.iter().map(|&b| b == 1).collect();
+    // With every byte valid, each layout decodes them all.
+    for (layout, result) in decoded_in_every_traversal(rows, cols, &valid) {
+        assert!(result.is_ok(), "{layout}: {result:?}");
+    }
+    let mut fortran = Array2::from_elem((rows, cols).f(), false);
+    fortran.decode_zarr_bytes_into(&valid, Endian::Big).unwrap();
+    let want: Vec<bool> = valid.iter().map(|&b| b == 1).collect();
     assert_eq!(fortran.iter().copied().collect::<Vec<_>>(), want);
 }
 
