@@ -314,6 +314,13 @@ impl Element for bool {
     const DATA_TYPE: DataType = DataType::Bool;
 }
 
+/// Whether bytes whose OR is `or` are all encodings of `bool`: every byte is 0 or 1 when
+/// their OR is. An OR has no branch, so the checks that take one run in vector registers.
+#[inline(always)]
+fn all_bools(or: u8) -> bool {
+    or <= 1
+}
+
 impl sealed::Convert for bool {
     fn is_verbatim(_: Endian) -> bool {
         true
@@ -336,30 +343,29 @@ impl sealed::Convert for bool {
     const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
     fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
-        // Every byte is 0 or 1 when their OR is. The OR of each rectangle is taken from
-        // the registers it is stored from, so the check reads no byte twice.
+        // The OR of each rectangle is taken from the registers it is stored from, so the
+        // check reads no byte twice.
         let seen = std::cell::Cell::new(0u8);
         kernels::scatter_bytes(scratch, block, memory, |x| {
             seen.set(seen.get() | x);
             x != 0
         });
-        seen.get() <= 1
+        all_bools(seen.get())
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()
     }
     fn read_valid(src: &[u8], _: Endian, dst: &mut [Self]) -> bool {
-        // Branch-free, so it runs in vector registers: every byte is 0 or 1 when their OR is.
         let mut seen = 0u8;
         for (d, &s) in dst.iter_mut().zip(src) {
             seen |= s;
             *d = s != 0;
         }
-        seen <= 1
+        all_bools(seen)
     }
     fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
         // One branch-free pass in the common case; locate the byte only on failure.
-        if src.iter().fold(0u8, |acc, &b| acc | b) <= 1 {
+        if all_bools(src.iter().fold(0u8, |acc, &b| acc | b)) {
             return None;
         }
         src.iter()
