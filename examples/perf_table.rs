@@ -5,7 +5,8 @@
 //! table of parallel speedups), optionally followed by
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
 //! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
-//! `complex128`, `u8`, `bool`) or `--quick` (a 4 MiB smoke run).
+//! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
+//! below) or `--quick` (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`]; GB/s is 10⁹ encoded bytes per
 //! second. The ratio divides a path's GB/s by its baseline's, measured in the same process
@@ -20,7 +21,12 @@
 //!   byte swap: not a path, the bound of the tiled paths on this machine.
 //!
 //! Rounds run every row once in turn, so drift of the machine hits paths and baselines
-//! alike; at the default size the arrays are larger than the caches, as large chunks are.
+//! alike. Every timed run starts from cold caches: before it, the table reads a buffer
+//! twice the size of the largest cache the machine reports (`--evict-mib` to choose,
+//! `0` for none), which also writes back what the run before left dirty. Otherwise a run
+//! finds part of its arrays in a last-level cache as large as they are (480 MiB on the
+//! machine of the README), depending on which row ran before it and on what the
+//! machine's neighbours did, and ratios move by ±0.05 from run to run.
 //! Layouts: `standard` (C order), `fortran`, `transposed` (the `.t()` view of a C-order
 //! array), `3d-swapped` (a 3-D C-order array with its last two axes swapped) and `3d-201`
 //! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
@@ -44,7 +50,8 @@ use ndarray::{Array2, Array3, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
-const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--quick]";
+const USAGE: &str =
+    "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--evict-mib M] [--quick]";
 
 /// Every element type the table measures, in its order.
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
@@ -58,6 +65,8 @@ struct Options {
     runs: usize,
     size_mib: usize,
     types: Vec<String>,
+    /// MiB read before each timed run; `None` for twice the largest cache.
+    evict_mib: Option<usize>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -65,19 +74,23 @@ fn parse_args() -> Result<Options, String> {
         runs: 7,
         size_mib: 64,
         types: TYPES.iter().map(|t| t.to_string()).collect(),
+        evict_mib: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut number = |name: &str| -> Result<usize, String> {
+        let mut number = |name: &str, least: usize| -> Result<usize, String> {
             let value = args.next().ok_or(format!("{name} needs a value"))?;
             match value.parse() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("{name} needs a positive integer, not {value:?}")),
+                Ok(n) if n >= least => Ok(n),
+                _ => Err(format!(
+                    "{name} needs an integer of {least} or more, not {value:?}"
+                )),
             }
         };
         match arg.as_str() {
-            "--runs" => options.runs = number("--runs")?,
-            "--size-mib" => options.size_mib = number("--size-mib")?,
+            "--runs" => options.runs = number("--runs", 1)?,
+            "--size-mib" => options.size_mib = number("--size-mib", 1)?,
+            "--evict-mib" => options.evict_mib = Some(number("--evict-mib", 0)?),
             "--quick" => options.size_mib = 4,
             "--types" => {
                 let list = args.next().ok_or("--types needs a value")?;
@@ -529,17 +542,60 @@ fn moved(
     }
 }
 
+/// What every timed run reads first, so that it starts from cold caches.
+struct Cold(Vec<u64>);
+
+impl Cold {
+    /// `mib` MiB, or twice the largest cache the machine reports (1 GiB when it reports
+    /// none).
+    fn new(mib: Option<usize>) -> Cold {
+        let bytes = mib.map_or_else(|| largest_cache().map_or(1 << 30, |b| 2 * b), |m| m << 20);
+        Cold(vec![1; bytes / 8])
+    }
+
+    /// Read every word: what the run before left in the caches, clean or dirty, gives way
+    /// to this buffer, clean.
+    fn evict(&self) {
+        black_box(self.0.iter().fold(0u64, |sum, &x| sum.wrapping_add(x)));
+    }
+
+    fn mib(&self) -> usize {
+        (self.0.len() * 8) >> 20
+    }
+}
+
+/// Bytes of the largest cache of CPU 0, as Linux reports them ("48K", "480M").
+fn largest_cache() -> Option<usize> {
+    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    caches
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())
+        .filter_map(|size| {
+            let size = size.trim();
+            let (number, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
+            let shift = match unit {
+                "K" => 10,
+                "M" => 20,
+                "G" => 30,
+                _ => return None,
+            };
+            number.parse::<usize>().ok().map(|n| n << shift)
+        })
+        .max()
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
 
 /// Time every path of one element type, round-robin so that slow drift of the machine
-/// (clock frequency, neighbours) affects paths and baselines alike.
+/// (clock frequency, neighbours) affects paths and baselines alike, each timed run from
+/// cold caches.
 fn measure<T: Element>(
     ty: &'static str,
     bytes: usize,
     runs: usize,
+    cold: &Cold,
     value: fn(usize) -> T,
 ) -> Vec<Row> {
     let mut b = buffers(bytes, value);
@@ -551,6 +607,7 @@ fn measure<T: Element>(
     let mut times = vec![Vec::with_capacity(runs); cases.len()];
     for _ in 0..runs {
         for (case, times) in cases.iter().zip(&mut times) {
+            cold.evict();
             let start = Instant::now();
             (case.run)(&mut b);
             times.push(start.elapsed());
@@ -655,9 +712,10 @@ fn fortran_paths<T: Element + Send + Sync>(
 
 /// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
 /// alternating in the same rounds as a memcpy into a preallocated buffer (on the calling
-/// thread), with the speedup and the pool's ratio to that memcpy.
+/// thread), each timed run from cold caches, with the speedup and the pool's ratio to that
+/// memcpy.
 #[cfg(feature = "rayon")]
-fn parallel_table(bytes: usize, runs: usize) {
+fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
     use ndarray::ArrayD;
 
     let one = rayon::ThreadPoolBuilder::new()
@@ -721,12 +779,15 @@ fn parallel_table(bytes: usize, runs: usize) {
     for (path, ty, layout, run) in paths.iter_mut() {
         let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
+            cold.evict();
             let start = Instant::now();
             memcpy();
             baseline.push(start.elapsed());
+            cold.evict();
             let start = Instant::now();
             one.install(&mut *run);
             single.push(start.elapsed());
+            cold.evict();
             let start = Instant::now();
             run();
             pool.push(start.elapsed());
@@ -756,11 +817,16 @@ fn main() -> ExitCode {
         }
     };
     let bytes = options.size_mib << 20;
+    let cold = Cold::new(options.evict_mib);
+    let start = match cold.mib() {
+        0 => "in the caches the run before left".to_string(),
+        mib => format!("after reading {mib} MiB to evict the caches"),
+    };
     println!(
-        "machine: {}; {} MiB per array; median of {} runs; GB/s = 10^9 bytes/s",
+        "machine: {}; {} MiB per array; median of {} runs, each {start}; GB/s = 10^9 bytes/s",
         machine(),
         options.size_mib,
-        options.runs
+        options.runs,
     );
     println!();
 
@@ -770,14 +836,14 @@ fn main() -> ExitCode {
         let mut rows = Vec::new();
         for ty in types {
             rows.extend(match ty.as_str() {
-                "f64" => measure("f64", bytes, runs, |i| i as f64 * 0.5 - 1e6),
-                "f32" => measure("f32", bytes, runs, |i| i as f32 * 0.25 - 1e3),
-                "u16" => measure("u16", bytes, runs, |i| i as u16),
-                "complex128" => measure("complex128", bytes, runs, |i| {
+                "f64" => measure("f64", bytes, runs, &cold, |i| i as f64 * 0.5 - 1e6),
+                "f32" => measure("f32", bytes, runs, &cold, |i| i as f32 * 0.25 - 1e3),
+                "u16" => measure("u16", bytes, runs, &cold, |i| i as u16),
+                "complex128" => measure("complex128", bytes, runs, &cold, |i| {
                     Complex::new(i as f64, -(i as f64) * 0.25)
                 }),
-                "u8" => measure("u8", bytes, runs, |i| (i % 251) as u8),
-                "bool" => measure("bool", bytes, runs, |i| i % 3 == 0),
+                "u8" => measure("u8", bytes, runs, &cold, |i| (i % 251) as u8),
+                "bool" => measure("bool", bytes, runs, &cold, |i| i % 3 == 0),
                 other => unreachable!("checked type {other}"),
             });
         }
@@ -794,7 +860,7 @@ fn main() -> ExitCode {
     let rows = table();
 
     #[cfg(feature = "rayon")]
-    let parallel = || parallel_table(bytes, runs);
+    let parallel = || parallel_table(bytes, runs, &cold);
     #[cfg(not(feature = "rayon"))]
     let parallel = || ();
     println!("| path | type | endian | layout | GB/s | ratio | baseline |");
