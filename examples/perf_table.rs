@@ -562,6 +562,14 @@ impl Cold {
     fn mib(&self) -> usize {
         (self.0.len() * 8) >> 20
     }
+
+    /// How long `run` takes, started from cold caches.
+    fn time(&self, run: impl FnOnce()) -> Duration {
+        self.evict();
+        let start = Instant::now();
+        run();
+        start.elapsed()
+    }
 }
 
 /// Bytes of the largest cache of CPU 0, as Linux reports them ("48K", "480M").
@@ -607,10 +615,7 @@ fn measure<T: Element>(
     let mut times = vec![Vec::with_capacity(runs); cases.len()];
     for _ in 0..runs {
         for (case, times) in cases.iter().zip(&mut times) {
-            cold.evict();
-            let start = Instant::now();
-            (case.run)(&mut b);
-            times.push(start.elapsed());
+            times.push(cold.time(|| (case.run)(&mut b)));
         }
     }
     let gbps: Vec<f64> = times
@@ -779,18 +784,9 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
     for (path, ty, layout, run) in paths.iter_mut() {
         let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
-            cold.evict();
-            let start = Instant::now();
-            memcpy();
-            baseline.push(start.elapsed());
-            cold.evict();
-            let start = Instant::now();
-            one.install(&mut *run);
-            single.push(start.elapsed());
-            cold.evict();
-            let start = Instant::now();
-            run();
-            pool.push(start.elapsed());
+            baseline.push(cold.time(&mut memcpy));
+            single.push(cold.time(|| one.install(&mut *run)));
+            pool.push(cold.time(&mut *run));
         }
         let gbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
         let (s, p) = (gbps(median(single)), gbps(median(pool)));
