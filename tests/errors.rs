@@ -141,43 +141,42 @@ fn decode_into_reports_errors() {
     assert_eq!(a, before);
 }
 
+/// `bytes` decoded into `view`, and on success its elements in logical order.
+fn values<D: ndarray::Dimension>(
+    mut view: ndarray::ArrayViewMut<bool, D>,
+    bytes: &[u8],
+) -> Result<Vec<bool>, Error> {
+    view.decode_zarr_bytes_into(bytes, Endian::Big)?;
+    Ok(view.iter().copied().collect())
+}
+
 /// `bytes` decoded into a `rows` × `cols` array of `bool` in each kind of traversal, by
-/// name (`rows` a multiple of 4).
+/// name, with the elements decoded (`rows` a multiple of 4).
 fn decoded_in_every_traversal(
     rows: usize,
     cols: usize,
     bytes: &[u8],
-) -> [(&'static str, Result<(), Error>); 4] {
+) -> [(&'static str, Result<Vec<bool>, Error>); 4] {
     let mut fortran = Array2::from_elem((rows, cols).f(), false);
     let mut stepped = Array2::from_elem((rows, 2 * cols), false);
     let mut reversed = Array2::from_elem((rows, cols).f(), false);
     let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
     [
-        (
-            "fortran",
-            fortran.decode_zarr_bytes_into(bytes, Endian::Big),
-        ),
+        ("fortran", values(fortran.view_mut(), bytes)),
         // Not one memory slice: rows one by one, through the element-wise path.
         (
             "stepped",
-            stepped
-                .slice_mut(ndarray::s![.., ..;2])
-                .decode_zarr_bytes_into(bytes, Endian::Big),
+            values(stepped.slice_mut(ndarray::s![.., ..;2]), bytes),
         ),
         // Negative strides: the tiles walk memory down from the far end.
         (
             "reversed",
-            reversed
-                .slice_mut(ndarray::s![..;-1, ..;-1])
-                .decode_zarr_bytes_into(bytes, Endian::Big),
+            values(reversed.slice_mut(ndarray::s![..;-1, ..;-1]), bytes),
         ),
         // Planes stored interleaved, viewed (2, 0, 1): packed rectangles.
         (
             "stacked",
-            stacked
-                .view_mut()
-                .permuted_axes([2, 0, 1])
-                .decode_zarr_bytes_into(bytes, Endian::Big),
+            values(stacked.view_mut().permuted_axes([2, 0, 1]), bytes),
         ),
     ]
 }
@@ -222,14 +221,14 @@ fn decode_into_checks_every_byte_of_a_tile() {
             );
         }
     }
-    // With every byte valid, each layout decodes them all.
-    for (layout, result) in decoded_in_every_traversal(rows, cols, &valid) {
-        assert!(result.is_ok(), "{layout}: {result:?}");
-    }
-    let mut fortran = Array2::from_elem((rows, cols).f(), false);
-    fortran.decode_zarr_bytes_into(&valid, Endian::Big).unwrap();
+    // With every byte valid, each layout decodes them all, to the values they encode.
     let want: Vec<bool> = valid.iter().map(|&b| b == 1).collect();
-    assert_eq!(fortran.iter().copied().collect::<Vec<_>>(), want);
+    for (layout, result) in decoded_in_every_traversal(rows, cols, &valid) {
+        match result {
+            Ok(values) => assert_eq!(values, want, "{layout}"),
+            Err(e) => panic!("{layout}: {e:?}"),
+        }
+    }
 }
 
 #[test]
