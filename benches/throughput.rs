@@ -3,9 +3,13 @@
 //! Run with `cargo bench`, or `cargo bench -- <filter>` for some groups only, e.g.
 //! `cargo bench -- f64_64MiB` or `cargo bench -- '_4KiB/(memcpy|to_zarr)'`.
 //!
-//! One group per element type (`f64`, `u16`, `complex128`, `u8`, `bool`) and array size (4 KiB
-//! and 1 MiB, where per-call overhead shows, and 64 MiB, larger than the caches). Each group
-//! holds two baselines:
+//! One group per element type (`f64`, `f32`, `u16`, `complex128`, `u8`, `bool`) and array
+//! size: 4 KiB and 1 MiB, where per-call overhead shows, measured back to back in cache; and
+//! 64 MiB, where memory bandwidth shows, measured as `perf_table` measures it: every
+//! iteration starts from cold caches, after an untimed read of twice the largest cache the
+//! machine reports (the `cold` module). A last-level cache can hold 64 MiB (480 MiB on the
+//! machine of the README), and iterations back to back would find part of their arrays in
+//! it. Each group holds two baselines:
 //!
 //! - `memcpy_prealloc`: `dst.copy_from_slice(src)` into a buffer allocated once; compare the
 //!   paths that write into existing memory or a sink with it.
@@ -21,17 +25,19 @@
 //! hands its memory to the sink in one call: it measures call overhead only.
 //!
 //! Throughput is in decimal GB/s (`Throughput::BytesDecimal`), as `perf_table` prints it.
-//! A full run takes about twelve minutes on two cores; a filter runs only what it names.
+//! A full run takes about thirteen minutes on two cores; a filter runs only what it names.
 
 use std::hint::black_box;
 use std::io;
 use std::time::Duration;
 
+mod cold;
 mod shapes;
 
+use cold::Cold;
 use shapes::{shape2, shape3};
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
 use ndarray::{Array2, Array3, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
@@ -47,8 +53,24 @@ fn size_name(bytes: usize) -> String {
     }
 }
 
-/// One group: every path for arrays of `T` holding `bytes` bytes.
-fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize) -> T) {
+/// Time `run` as criterion asks: with `cold`, every iteration from cold caches (the
+/// eviction before it is not timed); otherwise back to back, in whatever the caches hold.
+fn timed<O>(b: &mut Bencher, cold: Option<&Cold>, mut run: impl FnMut() -> O) {
+    match cold {
+        Some(cold) => b.iter_custom(|iters| (0..iters).map(|_| cold.time(&mut run)).sum()),
+        None => b.iter(run),
+    }
+}
+
+/// One group: every path for arrays of `T` holding `bytes` bytes, each iteration from
+/// cold caches with `cold`.
+fn group<T: Element>(
+    c: &mut Criterion,
+    ty: &str,
+    bytes: usize,
+    cold: Option<&Cold>,
+    value: fn(usize) -> T,
+) {
     let n = bytes / T::SIZE;
     let (rows, cols) = shape2(n);
     let (d0, d1, d2) = shape3(n);
@@ -82,11 +104,14 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
 
     let mut g = c.benchmark_group(format!("{ty}_{}", size_name(bytes)));
     g.throughput(Throughput::BytesDecimal(bytes as u64));
-    if bytes >= 16 * MIB {
-        // Tens of milliseconds per call: a few calls per sample are plenty.
+    if cold.is_some() {
+        // Tens of milliseconds per call, and an untimed eviction of about 70 ms before
+        // each. Criterion plans its samples by wall time, eviction included: 2.5 s is ten
+        // samples of two to four calls (`memcpy_fresh`, the slowest, takes 0.2 s with its
+        // eviction).
         g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(100))
+            .measurement_time(Duration::from_millis(2500))
             .sampling_mode(SamplingMode::Flat);
     } else {
         g.sample_size(20)
@@ -95,9 +120,11 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
     }
 
     g.bench_function("memcpy_prealloc", |b| {
-        b.iter(|| out.copy_from_slice(black_box(&little)))
+        timed(b, cold, || out.copy_from_slice(black_box(&little)))
     });
-    g.bench_function("memcpy_fresh", |b| b.iter(|| black_box(&little).to_vec()));
+    g.bench_function("memcpy_fresh", |b| {
+        timed(b, cold, || black_box(&little).to_vec())
+    });
 
     let endians: &[Endian] = if T::SIZE == 1 {
         &[Endian::NATIVE]
@@ -114,21 +141,21 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
 
         let path = "encode_zarr_bytes_into";
         g.bench_function(id(path, "standard"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 black_box(&standard)
                     .encode_zarr_bytes_into(e, &mut out)
                     .unwrap()
             })
         });
         g.bench_function(id(path, "fortran"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 black_box(&fortran)
                     .encode_zarr_bytes_into(e, &mut out)
                     .unwrap()
             })
         });
         g.bench_function(id(path, "transposed"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 black_box(&transposed)
                     .t()
                     .encode_zarr_bytes_into(e, &mut out)
@@ -136,13 +163,13 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
             })
         });
         g.bench_function(id(path, "3d_swapped"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let view = black_box(&swapped).view().permuted_axes([0, 2, 1]);
                 view.encode_zarr_bytes_into(e, &mut out).unwrap()
             })
         });
         g.bench_function(id(path, "3d_201"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let view = black_box(&planes).view().permuted_axes([2, 0, 1]);
                 view.encode_zarr_bytes_into(e, &mut out).unwrap()
             })
@@ -150,77 +177,85 @@ fn group<T: Element>(c: &mut Criterion, ty: &str, bytes: usize, value: fn(usize)
 
         let path = "decode_zarr_bytes_into";
         g.bench_function(id(path, "standard"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 decoded
                     .decode_zarr_bytes_into(black_box(encoded), e)
                     .unwrap()
             })
         });
         g.bench_function(id(path, "fortran"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 fortran
                     .decode_zarr_bytes_into(black_box(encoded), e)
                     .unwrap()
             })
         });
         g.bench_function(id(path, "transposed"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let mut view = transposed.view_mut().reversed_axes();
                 view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
             })
         });
         g.bench_function(id(path, "3d_swapped"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let mut view = swapped.view_mut().permuted_axes([0, 2, 1]);
                 view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
             })
         });
         g.bench_function(id(path, "3d_201"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let mut view = planes.view_mut().permuted_axes([2, 0, 1]);
                 view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
             })
         });
 
         g.bench_function(id("to_zarr_bytes", "standard"), |b| {
-            b.iter(|| black_box(&standard).to_zarr_bytes(e))
+            timed(b, cold, || black_box(&standard).to_zarr_bytes(e))
         });
         g.bench_function(id("from_zarr_bytes", "standard"), |b| {
-            b.iter(|| Array2::<T>::from_zarr_bytes(black_box(encoded), dim, e).unwrap())
+            timed(b, cold, || {
+                Array2::<T>::from_zarr_bytes(black_box(encoded), dim, e).unwrap()
+            })
         });
 
         let path = "write_zarr_bytes_sink";
         g.bench_function(id(path, "standard"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 black_box(&standard)
                     .write_zarr_bytes(e, black_box(io::sink()))
                     .unwrap()
             })
         });
         g.bench_function(id(path, "transposed"), |b| {
-            b.iter(|| {
+            timed(b, cold, || {
                 let view = black_box(&transposed).t();
                 view.write_zarr_bytes(e, black_box(io::sink())).unwrap()
             })
         });
 
         g.bench_function(id("read_zarr_bytes_slice", "standard"), |b| {
-            b.iter(|| Array2::<T>::read_zarr_bytes(black_box(&encoded[..]), dim, e).unwrap())
+            timed(b, cold, || {
+                Array2::<T>::read_zarr_bytes(black_box(&encoded[..]), dim, e).unwrap()
+            })
         });
     }
     g.finish();
 }
 
 fn throughput(c: &mut Criterion) {
+    let evicted = Cold::new(None);
     for bytes in [4 * KIB, MIB, 64 * MIB] {
-        group(c, "f64", bytes, |i| i as f64 * 0.5 - 1e6);
-        group(c, "f32", bytes, |i| i as f32 * 0.25 - 1e3);
-        group(c, "u16", bytes, |i| i as u16);
-        group(c, "complex128", bytes, |i| {
+        // The small arrays are measured in cache, where they live; the large ones from
+        // memory, as a new user's arrays would be.
+        let cold = (bytes >= 16 * MIB).then_some(&evicted);
+        group(c, "f64", bytes, cold, |i| i as f64 * 0.5 - 1e6);
+        group(c, "f32", bytes, cold, |i| i as f32 * 0.25 - 1e3);
+        group(c, "u16", bytes, cold, |i| i as u16);
+        group(c, "complex128", bytes, cold, |i| {
             Complex::new(i as f64, -(i as f64) * 0.25)
         });
-        group(c, "u8", bytes, |i| (i % 251) as u8);
-        group(c, "bool", bytes, |i| i % 3 == 0);
+        group(c, "u8", bytes, cold, |i| (i % 251) as u8);
+        group(c, "bool", bytes, cold, |i| i % 3 == 0);
     }
 }
 

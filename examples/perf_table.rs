@@ -8,7 +8,7 @@
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
 //! below) or `--quick` (a 4 MiB smoke run).
 //!
-//! Each row is the median of N runs timed with [`Instant`]; GB/s is 10⁹ encoded bytes per
+//! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is 10⁹ encoded bytes per
 //! second. The ratio divides a path's GB/s by its baseline's, measured in the same process
 //! and in the same rounds:
 //!
@@ -39,11 +39,14 @@
 use std::hint::black_box;
 use std::io;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+#[path = "../benches/cold/mod.rs"]
+mod cold;
 #[path = "../benches/shapes/mod.rs"]
 mod shapes;
 
+use cold::Cold;
 use shapes::{shape2, shape3};
 
 use ndarray::{Array2, Array3, ShapeBuilder};
@@ -540,55 +543,6 @@ fn moved(
         }
         request_run(outer.get(ahead..).unwrap_or_default(), len);
     }
-}
-
-/// What every timed run reads first, so that it starts from cold caches.
-struct Cold(Vec<u64>);
-
-impl Cold {
-    /// `mib` MiB, or twice the largest cache the machine reports (1 GiB when it reports
-    /// none).
-    fn new(mib: Option<usize>) -> Cold {
-        let bytes = mib.map_or_else(|| largest_cache().map_or(1 << 30, |b| 2 * b), |m| m << 20);
-        Cold(vec![1; bytes / 8])
-    }
-
-    /// Read every word: what the run before left in the caches, clean or dirty, gives way
-    /// to this buffer, clean.
-    fn evict(&self) {
-        black_box(self.0.iter().fold(0u64, |sum, &x| sum.wrapping_add(x)));
-    }
-
-    fn mib(&self) -> usize {
-        (self.0.len() * 8) >> 20
-    }
-
-    /// How long `run` takes, started from cold caches.
-    fn time(&self, run: impl FnOnce()) -> Duration {
-        self.evict();
-        let start = Instant::now();
-        run();
-        start.elapsed()
-    }
-}
-
-/// Bytes of the largest cache of CPU 0, as Linux reports them ("48K", "480M").
-fn largest_cache() -> Option<usize> {
-    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    caches
-        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())
-        .filter_map(|size| {
-            let size = size.trim();
-            let (number, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
-            let shift = match unit {
-                "K" => 10,
-                "M" => 20,
-                "G" => 30,
-                _ => return None,
-            };
-            number.parse::<usize>().ok().map(|n| n << shift)
-        })
-        .max()
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
