@@ -5,11 +5,8 @@
 //!
 //! One group per element type (`f64`, `f32`, `u16`, `complex128`, `u8`, `bool`) and array
 //! size: 4 KiB and 1 MiB, where per-call overhead shows, measured back to back in cache; and
-//! 64 MiB, where memory bandwidth shows, measured as `perf_table` measures it: every
-//! iteration starts from cold caches, after an untimed read of twice the largest cache the
-//! machine reports (the `cold` module). A last-level cache can hold 64 MiB (480 MiB on the
-//! machine of the README), and iterations back to back would find part of their arrays in
-//! it. Each group holds two baselines:
+//! 64 MiB, where memory bandwidth shows, measured as `perf_table` measures it, every
+//! iteration from cold caches (the `cold` module). Each group holds two baselines:
 //!
 //! - `memcpy_prealloc`: `dst.copy_from_slice(src)` into a buffer allocated once; compare the
 //!   paths that write into existing memory or a sink with it.

@@ -8,9 +8,9 @@
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
 //! below) or `--quick` (a 4 MiB smoke run).
 //!
-//! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is 10⁹ encoded bytes per
-//! second. The ratio divides a path's GB/s by its baseline's, measured in the same process
-//! and in the same rounds:
+//! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
+//! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
+//! measured in the same process and in the same rounds:
 //!
 //! - `memcpy-prealloc`: `dst.copy_from_slice(src)` into a buffer allocated once; the
 //!   baseline of the paths that write into existing memory or a sink.
@@ -21,12 +21,11 @@
 //!   byte swap: not a path, the bound of the tiled paths on this machine.
 //!
 //! Rounds run every row once in turn, so drift of the machine hits paths and baselines
-//! alike. Every timed run starts from cold caches: before it, the table reads a buffer
-//! twice the size of the largest cache the machine reports (`--evict-mib` to choose,
-//! `0` for none), which also writes back what the run before left dirty. Otherwise a run
-//! finds part of its arrays in a last-level cache as large as they are (480 MiB on the
-//! machine of the README), depending on which row ran before it and on what the
-//! machine's neighbours did, and ratios move by ±0.05 from run to run.
+//! alike. Every timed run starts from cold caches, after an untimed read of twice the
+//! largest cache (the `cold` module, shared with the benchmarks; `--evict-mib` to choose
+//! the size, `0` for none); with the caches as the run before left them, ratios moved by
+//! ±0.05 from run to run.
+//!
 //! Layouts: `standard` (C order), `fortran`, `transposed` (the `.t()` view of a C-order
 //! array), `3d-swapped` (a 3-D C-order array with its last two axes swapped) and `3d-201`
 //! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
