@@ -233,7 +233,7 @@ pub(crate) fn decode_vec<A: Element>(
     endian: Endian,
 ) -> Result<Vec<A>, Error> {
     #[cfg(feature = "rayon")]
-    if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
+    if crate::parallel::worth(bytes.len()) {
         // Validate, then allocate, then convert.
         let len = checked_length::<A>(shape, bytes)?;
         check_parallel::<A>(bytes)?;
@@ -285,7 +285,7 @@ pub(crate) fn decode<A: Element>(
     endian: Endian,
 ) -> Result<(), Error> {
     #[cfg(feature = "rayon")]
-    if bytes.len() >= crate::parallel::PARALLEL_THRESHOLD {
+    if crate::parallel::worth(bytes.len()) {
         return decode_parallel(view, bytes, endian);
     }
     decode_sequential(view, bytes, endian)

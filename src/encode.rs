@@ -160,7 +160,7 @@ pub(crate) fn encode_vec<A: Element>(
 /// Encode `view` into `out`, whose length is already checked.
 pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     #[cfg(feature = "rayon")]
-    if out.len() >= crate::parallel::PARALLEL_THRESHOLD {
+    if crate::parallel::worth(out.len()) {
         return encode_parallel(view, endian, out);
     }
     encode_sequential(view, endian, out)

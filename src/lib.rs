@@ -113,12 +113,13 @@
 //! # Cargo Features
 //!
 //! - `rayon` (off by default): conversions of 2 MiB and more are split across the rayon
-//!   thread pool: standard layouts in equal parts, encoding of other layouts in windows of
-//!   the byte stream, decoding into other layouts in halves of the array's memory. The
-//!   bytes and elements are the same as on one thread, and so is the first invalid `bool`
-//!   byte reported. On 2 vCPUs, 64 MiB `to_zarr_bytes` and `from_zarr_bytes` run 1.5×
-//!   faster (page faults on fresh memory parallelise); a copy between existing buffers is
-//!   bound by memory bandwidth and gains little.
+//!   thread pool when it has more than one thread: standard layouts in equal parts,
+//!   encoding of other layouts in windows of the byte stream, decoding into other layouts
+//!   in parts of the array's memory, four per thread. The bytes and elements are the same
+//!   as on one thread, and so is the first invalid `bool` byte reported. On 2 vCPUs,
+//!   64 MiB `to_zarr_bytes` and `from_zarr_bytes` run 1.5× faster (page faults on fresh
+//!   memory parallelise); a copy between existing buffers is bound by memory bandwidth
+//!   and gains little.
 //!
 //! # Limitations
 //!

@@ -1,5 +1,6 @@
 //! Arrays above the parallel threshold: the same bytes and elements with and without the
-//! `rayon` feature (CI runs the tests both ways), in every layout.
+//! `rayon` feature (CI runs the tests both ways), in every layout. With the feature they
+//! run on a pool of two threads, whatever the machine has, so that they are split.
 
 mod common;
 
@@ -8,7 +9,27 @@ use ndarray::ArrayD;
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
 
+/// `f` on a pool of `threads` threads with the `rayon` feature; on the calling thread
+/// without it.
+fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "rayon")]
+    return rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a pool")
+        .install(f);
+    #[cfg(not(feature = "rayon"))]
+    {
+        let _ = threads;
+        f()
+    }
+}
+
 fn check<A: Bits>(shape: &[usize]) {
+    on_threads(2, || check_here::<A>(shape))
+}
+
+fn check_here<A: Bits>(shape: &[usize]) {
     let a = standard::<A>(shape);
     for endian in [Endian::Little, Endian::Big] {
         let expected = reference_bytes(a.view(), endian);
@@ -54,6 +75,12 @@ fn large_complex64() {
     check::<Complex<f32>>(&[257, 1300]);
 }
 
+/// A pool of one thread converts on its thread, with the same results.
+#[test]
+fn large_u16_on_one_thread() {
+    on_threads(1, || check_here::<u16>(&[3, 700, 1013]));
+}
+
 #[test]
 fn large_bool_errors_name_the_first_bad_byte() {
     let n = 3 << 20;
@@ -62,14 +89,16 @@ fn large_bool_errors_name_the_first_bad_byte() {
     bytes[2_500_000] = 4;
     // A new array, an array in standard layout, a transposed view: the same first byte.
     let mut a = ndarray::Array2::<bool>::from_elem((n / 1024, 1024), false);
-    let errors = [
-        ndarray::Array1::<bool>::from_zarr_bytes(&bytes, n, Endian::Big).unwrap_err(),
-        a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err(),
-        a.view_mut()
-            .reversed_axes()
-            .decode_zarr_bytes_into(&bytes, Endian::Big)
-            .unwrap_err(),
-    ];
+    let errors = on_threads(2, || {
+        [
+            ndarray::Array1::<bool>::from_zarr_bytes(&bytes, n, Endian::Big).unwrap_err(),
+            a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err(),
+            a.view_mut()
+                .reversed_axes()
+                .decode_zarr_bytes_into(&bytes, Endian::Big)
+                .unwrap_err(),
+        ]
+    });
     for e in errors {
         assert!(
             matches!(
