@@ -148,8 +148,9 @@ pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
 ///
 /// A part of a Fortran-order array reads each stream row in a run as wide as the part, so
 /// parts are not cut finer than the pool needs. Cut down to 256 KiB whatever the pool,
-/// 64 MiB of `u8` became parts 128 columns wide, and decoding them on one thread read
-/// 0.36–0.41 of memcpy, against 0.52–0.57 in four parts (`perf_table --features rayon`).
+/// 64 MiB of `u8` became parts 128 columns wide, which decoded at 0.34–0.41 of memcpy on
+/// one thread, against 0.52–0.57 in parts of 1024 columns (`perf_table --features
+/// rayon`).
 pub(crate) fn halves<A: Element>(
     view: ArrayViewMut<'_, A, IxDyn>,
     f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) + Sync + Send,

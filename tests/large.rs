@@ -76,6 +76,7 @@ fn large_complex64() {
 }
 
 /// A pool of one thread converts on its thread, with the same results.
+#[cfg(feature = "rayon")]
 #[test]
 fn large_u16_on_one_thread() {
     on_threads(1, || check_here::<u16>(&[3, 700, 1013]));
