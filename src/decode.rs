@@ -234,11 +234,14 @@ pub(crate) fn decode_vec<A: Element>(
 ) -> Result<Vec<A>, Error> {
     #[cfg(feature = "rayon")]
     if crate::parallel::worth(bytes.len()) {
-        // Validate, then allocate, then convert.
+        // Validate, then allocate, then convert what is known valid, as below.
         let len = checked_length::<A>(shape, bytes)?;
         check_parallel::<A>(bytes)?;
         let mut elements = bytemuck::zeroed_vec::<A>(len);
-        read_parallel(bytes, endian, &mut elements)?;
+        let per = crate::parallel::per_task::<A>(len);
+        crate::parallel::zip(bytes, per * A::SIZE, &mut elements, per, |s, d| {
+            A::read(s, endian, d)
+        });
         return Ok(elements);
     }
     let len = checked_bytes::<A>(shape, bytes)?;

@@ -18,13 +18,12 @@ use crate::{Element, Error};
 /// thread. Measured on 2 vCPUs (`perf_table --features rayon --size-mib M`): at 1 MiB the
 /// pool made standard-layout conversions slower (0.6–0.8×), from 2 MiB on they gain
 /// (1.3–1.5×).
-pub const PARALLEL_THRESHOLD: usize = 2 << 20;
+const PARALLEL_THRESHOLD: usize = 2 << 20;
 
 /// Whether a conversion of `bytes` goes to the pool: it is large enough, and the pool has
 /// threads to share it. A pool of one thread gains nothing from parts and pays for them:
 /// at 64 MiB it decoded 2-byte elements into Fortran order at 0.58–0.59 of memcpy in
-/// parts, against 0.61–0.63 in one traversal; and on the pool, `bool` bytes decoded into a
-/// new array are validated in a pass of their own before they are converted.
+/// parts, against 0.61–0.63 in one traversal.
 pub(crate) fn worth(bytes: usize) -> bool {
     bytes >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
 }
