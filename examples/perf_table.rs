@@ -48,7 +48,7 @@ mod shapes;
 use cold::Cold;
 use shapes::{shape2, shape3};
 
-use ndarray::{Array2, Array3, ShapeBuilder};
+use ndarray::{Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
@@ -108,9 +108,12 @@ fn parse_args() -> Result<Options, String> {
     Ok(options)
 }
 
-/// The arrays of one element type. Every layout holds the same logical values, so every
-/// path converts exactly the same bytes.
-struct Buffers<T> {
+/// The layouts every conversion is measured in, in the table's order.
+const LAYOUTS: [&str; 5] = ["standard", "fortran", "transposed", "3d-swapped", "3d-201"];
+
+/// One array of one element type in each of [`LAYOUTS`]. Every layout holds the same
+/// logical values, so every path converts exactly the same bytes.
+struct Arrays<T> {
     standard: Array2<T>,
     fortran: Array2<T>,
     /// C order with the axes reversed: its `.t()` is the transposed view.
@@ -119,8 +122,37 @@ struct Buffers<T> {
     swapped: Array3<T>,
     /// C order with axes (1, 2, 0) of the 3-D view: permuting by (2, 0, 1) gives it.
     planes: Array3<T>,
-    /// The standard-layout target of `decode_zarr_bytes_into`.
-    decoded: Array2<T>,
+}
+
+impl<T> Arrays<T> {
+    /// The array in `layout`, as the paths see it.
+    fn view(&self, layout: &str) -> ArrayViewD<'_, T> {
+        match layout {
+            "standard" => self.standard.view().into_dyn(),
+            "fortran" => self.fortran.view().into_dyn(),
+            "transposed" => self.transposed.t().into_dyn(),
+            "3d-swapped" => self.swapped.view().permuted_axes([0, 2, 1]).into_dyn(),
+            "3d-201" => self.planes.view().permuted_axes([2, 0, 1]).into_dyn(),
+            _ => unreachable!("a layout of LAYOUTS"),
+        }
+    }
+
+    /// [`Arrays::view`], to decode into.
+    fn view_mut(&mut self, layout: &str) -> ArrayViewMutD<'_, T> {
+        match layout {
+            "standard" => self.standard.view_mut().into_dyn(),
+            "fortran" => self.fortran.view_mut().into_dyn(),
+            "transposed" => self.transposed.view_mut().reversed_axes().into_dyn(),
+            "3d-swapped" => self.swapped.view_mut().permuted_axes([0, 2, 1]).into_dyn(),
+            "3d-201" => self.planes.view_mut().permuted_axes([2, 0, 1]).into_dyn(),
+            _ => unreachable!("a layout of LAYOUTS"),
+        }
+    }
+}
+
+/// The arrays of one element type and the buffers the paths convert them to and from.
+struct Buffers<T> {
+    arrays: Arrays<T>,
     /// The encoded bytes, little endian then big endian.
     encoded: [Vec<u8>; 2],
     /// The preallocated output of `encode_zarr_bytes_into` and of `memcpy-prealloc`.
@@ -164,35 +196,25 @@ fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
     let (d0, d1, d2) = shape3(n);
     let standard = Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j));
     let b = Buffers {
-        fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
-        transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
-        swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
-        planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
-        decoded: standard.clone(),
         encoded: [
             standard.to_zarr_bytes(Endian::Little),
             standard.to_zarr_bytes(Endian::Big),
         ],
+        arrays: Arrays {
+            standard,
+            fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
+            transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
+            swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
+            planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
+        },
         out: vec![0; n * T::SIZE],
         copies: [vec![1; n * T::SIZE], vec![2; n * T::SIZE]],
         scratch: Vec::new(),
-        standard,
     };
     // Every layout must encode to the same bytes, or the rows would not be comparable.
     for endian in [Endian::Little, Endian::Big] {
-        let swapped = b.swapped.view().permuted_axes([0, 2, 1]);
-        for (layout, bytes) in [
-            ("fortran", b.fortran.to_zarr_bytes(endian)),
-            ("transposed", b.transposed.t().to_zarr_bytes(endian)),
-            ("3d-swapped", swapped.to_zarr_bytes(endian)),
-            (
-                "3d-201",
-                b.planes
-                    .view()
-                    .permuted_axes([2, 0, 1])
-                    .to_zarr_bytes(endian),
-            ),
-        ] {
+        for layout in LAYOUTS {
+            let bytes = b.arrays.view(layout).to_zarr_bytes(endian);
             let expected = &b.encoded[endian_index(endian)];
             if let Some(at) =
                 (0..bytes.len().max(expected.len())).find(|&i| bytes.get(i) != expected.get(i))
@@ -241,7 +263,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             "fortran",
             PREALLOC,
             Box::new(move |b| {
-                let (rows, cols) = b.fortran.dim();
+                let (rows, cols) = b.arrays.fortran.dim();
                 let [memory, stream] = &mut b.copies;
                 tile_copy(memory, stream, (rows, cols, T::SIZE), back, &mut b.scratch);
                 black_box(&mut b.copies);
@@ -259,127 +281,39 @@ fn cases<T: Element>() -> Vec<Case<T>> {
         let name = if T::SIZE == 1 { "n/a" } else { e.as_str() };
         let mut add = |path, layout, baseline, run: Run<T>| add(path, name, layout, baseline, run);
 
-        let encode = "encode_zarr_bytes_into";
-        add(
-            encode,
-            "standard",
-            PREALLOC,
-            Box::new(move |b| {
-                let result = black_box(&b.standard).encode_zarr_bytes_into(e, &mut b.out);
-                black_box(&mut b.out);
-                result.unwrap();
-            }),
-        );
-        add(
-            encode,
-            "fortran",
-            PREALLOC,
-            Box::new(move |b| {
-                let result = black_box(&b.fortran).encode_zarr_bytes_into(e, &mut b.out);
-                black_box(&mut b.out);
-                result.unwrap();
-            }),
-        );
-        add(
-            encode,
-            "transposed",
-            PREALLOC,
-            Box::new(move |b| {
-                let result = black_box(&b.transposed)
-                    .t()
-                    .encode_zarr_bytes_into(e, &mut b.out);
-                black_box(&mut b.out);
-                result.unwrap();
-            }),
-        );
-        add(
-            encode,
-            "3d-swapped",
-            PREALLOC,
-            Box::new(move |b| {
-                let view = black_box(&b.swapped).view().permuted_axes([0, 2, 1]);
-                let result = view.encode_zarr_bytes_into(e, &mut b.out);
-                black_box(&mut b.out);
-                result.unwrap();
-            }),
-        );
-        add(
-            encode,
-            "3d-201",
-            PREALLOC,
-            Box::new(move |b| {
-                let view = black_box(&b.planes).view().permuted_axes([2, 0, 1]);
-                let result = view.encode_zarr_bytes_into(e, &mut b.out);
-                black_box(&mut b.out);
-                result.unwrap();
-            }),
-        );
-
-        let decode = "decode_zarr_bytes_into";
-        add(
-            decode,
-            "standard",
-            PREALLOC,
-            Box::new(move |b| {
-                let result = b
-                    .decoded
-                    .decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
-                black_box(&mut b.decoded);
-                result.unwrap();
-            }),
-        );
-        add(
-            decode,
-            "fortran",
-            PREALLOC,
-            Box::new(move |b| {
-                let result = b
-                    .fortran
-                    .decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
-                black_box(&mut b.fortran);
-                result.unwrap();
-            }),
-        );
-        add(
-            decode,
-            "transposed",
-            PREALLOC,
-            Box::new(move |b| {
-                let mut view = b.transposed.view_mut().reversed_axes();
-                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
-                black_box(&mut b.transposed);
-                result.unwrap();
-            }),
-        );
-        add(
-            decode,
-            "3d-swapped",
-            PREALLOC,
-            Box::new(move |b| {
-                let mut view = b.swapped.view_mut().permuted_axes([0, 2, 1]);
-                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
-                black_box(&mut b.swapped);
-                result.unwrap();
-            }),
-        );
-        add(
-            decode,
-            "3d-201",
-            PREALLOC,
-            Box::new(move |b| {
-                let mut view = b.planes.view_mut().permuted_axes([2, 0, 1]);
-                let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
-                black_box(&mut b.planes);
-                result.unwrap();
-            }),
-        );
+        for layout in LAYOUTS {
+            add(
+                "encode_zarr_bytes_into",
+                layout,
+                PREALLOC,
+                Box::new(move |b| {
+                    let view = black_box(b.arrays.view(layout));
+                    let result = view.encode_zarr_bytes_into(e, &mut b.out);
+                    black_box(&mut b.out);
+                    result.unwrap();
+                }),
+            );
+        }
+        for layout in LAYOUTS {
+            add(
+                "decode_zarr_bytes_into",
+                layout,
+                PREALLOC,
+                Box::new(move |b| {
+                    let mut view = b.arrays.view_mut(layout);
+                    let result = view.decode_zarr_bytes_into(black_box(&b.encoded[i]), e);
+                    black_box(&mut view);
+                    result.unwrap();
+                }),
+            );
+        }
 
         add(
             "to_zarr_bytes",
             "standard",
             FRESH,
             Box::new(move |b| {
-                black_box(black_box(&b.standard).to_zarr_bytes(e));
+                black_box(black_box(&b.arrays.standard).to_zarr_bytes(e));
             }),
         );
         add(
@@ -387,33 +321,23 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             "standard",
             FRESH,
             Box::new(move |b| {
-                let a = Array2::<T>::from_zarr_bytes(black_box(&b.encoded[i]), b.standard.dim(), e);
+                let bytes = black_box(&b.encoded[i]);
+                let a = Array2::<T>::from_zarr_bytes(bytes, b.arrays.standard.dim(), e);
                 black_box(a.unwrap());
             }),
         );
 
-        let write = "write_zarr_bytes (sink)";
-        add(
-            write,
-            "standard",
-            PREALLOC,
-            Box::new(move |b| {
-                black_box(&b.standard)
-                    .write_zarr_bytes(e, black_box(io::sink()))
-                    .unwrap();
-            }),
-        );
-        add(
-            write,
-            "transposed",
-            PREALLOC,
-            Box::new(move |b| {
-                black_box(&b.transposed)
-                    .t()
-                    .write_zarr_bytes(e, black_box(io::sink()))
-                    .unwrap();
-            }),
-        );
+        for layout in LAYOUTS {
+            add(
+                "write_zarr_bytes (sink)",
+                layout,
+                PREALLOC,
+                Box::new(move |b| {
+                    let view = black_box(b.arrays.view(layout));
+                    view.write_zarr_bytes(e, black_box(io::sink())).unwrap();
+                }),
+            );
+        }
 
         add(
             "read_zarr_bytes (&[u8])",
@@ -421,7 +345,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             FRESH,
             Box::new(move |b| {
                 let reader = black_box(&b.encoded[i][..]);
-                let a = Array2::<T>::read_zarr_bytes(reader, b.standard.dim(), e);
+                let a = Array2::<T>::read_zarr_bytes(reader, b.arrays.standard.dim(), e);
                 black_box(a.unwrap());
             }),
         );
