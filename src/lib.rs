@@ -160,7 +160,7 @@ pub use data_type::{DataType, StructField, TimeUnit};
 pub use decode::{BytesDecode, BytesDecodeInto, READ_BUFFER_SIZE};
 pub use dyn_array::DynArray;
 pub use element::Element;
-pub use encode::{BytesEncode, WRITE_BUFFER_SIZE};
+pub use encode::{BytesEncode, TILED_WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE};
 pub use endian::Endian;
 pub use error::Error;
 pub use region::{decode_region, encode_region_into, region_byte_ranges};

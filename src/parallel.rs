@@ -11,7 +11,7 @@
 use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
 
-use crate::layout::{self, Split, Strided};
+use crate::layout::{self, Strided};
 use crate::{Element, Error};
 
 /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
@@ -123,21 +123,7 @@ pub(crate) fn windows<A: Element>(
 /// interleaved, viewed (2, 0, 1)), moves element by element: measured at 64 MiB, `u8`
 /// encoding at 0.3 of memcpy on the pool against 0.7 on one thread in tiles.
 pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
-    let max_len = per_task::<A>(strided.len());
-    let (shape, strides) = (strided.shape(), strided.strides());
-    let Some(p) = (0..shape.len())
-        .filter(|&k| shape[k] > 1)
-        .min_by_key(|&k| strides[k].unsigned_abs())
-    else {
-        return true;
-    };
-    let inner: usize = shape[p + 1..].iter().product();
-    let held = if inner > max_len {
-        1
-    } else {
-        (max_len / inner).min(shape[p])
-    };
-    held >= shape[p].min(16)
+    layout::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
 }
 
 /// `f(part, stream, out)` on parts of `view`, one slice of memory: halves along its

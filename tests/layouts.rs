@@ -222,6 +222,84 @@ fn write_crosses_buffer_windows() {
     assert_eq!(written, reference_bytes(rev, Endian::Little));
 }
 
+/// A writer that keeps what it is given and the length of each write.
+#[derive(Default)]
+struct Chunks {
+    bytes: Vec<u8>,
+    lengths: Vec<usize>,
+}
+
+impl std::io::Write for Chunks {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        self.lengths.push(buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn write_windows_hold_whole_tiles() {
+    use zarr_bytes::{TILED_WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE};
+    fn chunks<A: Bits>(view: ndarray::ArrayViewD<'_, A>, endian: Endian) -> Vec<usize> {
+        let mut w = Chunks::default();
+        view.write_zarr_bytes(endian, &mut w).unwrap();
+        let shape = view.shape().to_vec();
+        assert_eq!(w.bytes, reference_bytes(view, endian), "{shape:?}");
+        w.lengths
+    }
+    // Fortran order: windows of 224 stream rows, one tile of 1-byte elements deep, past
+    // 256 KiB; the last window is what is left.
+    let a = standard::<u8>(&[1000, 4100]);
+    let mut f = Array2::<u8>::zeros((1000, 4100).f());
+    f.assign(&a.view().into_dimensionality::<ndarray::Ix2>().unwrap());
+    let row = 4100;
+    assert_eq!(
+        chunks(f.view().into_dyn(), Endian::Little),
+        [224 * row, 224 * row, 224 * row, 224 * row, 104 * row]
+    );
+    // A tile of 2-byte elements is 128 rows deep, 5.1 MB of 20000-element rows here: the
+    // windows hold as many whole rows as fit 4 MiB.
+    let a = standard::<u16>(&[300, 20_000]);
+    let mut f = Array2::<u16>::zeros((300, 20_000).f());
+    f.assign(&a.view().into_dimensionality::<ndarray::Ix2>().unwrap());
+    let row = 20_000 * 2;
+    let rows = TILED_WRITE_BUFFER_SIZE / row;
+    assert_eq!(rows, 104);
+    assert_eq!(
+        chunks(f.view().into_dyn(), Endian::Big),
+        [rows * row, rows * row, (300 - 2 * rows) * row]
+    );
+    // Planes stored interleaved, viewed (2, 0, 1), which the tiles read 4 deep: all 4
+    // planes fit 4 MiB here, so one window holds them.
+    let a = standard::<u8>(&[300, 300, 4]);
+    let planes = a.view().permuted_axes(vec![2, 0, 1]);
+    assert_eq!(chunks(planes, Endian::Little), [300 * 300 * 4]);
+    // One plane over 4 MiB: a window holds part of one plane whatever its size, so windows
+    // stay within 256 KiB, of whole rows of a plane.
+    let a = standard::<u64>(&[725, 725, 4]);
+    let planes = a.view().permuted_axes(vec![2, 0, 1]);
+    let lengths = chunks(planes, Endian::Big);
+    let rows = WRITE_BUFFER_SIZE / (725 * 8);
+    assert_eq!(lengths[0], rows * 725 * 8);
+    assert!(
+        lengths.iter().all(|&n| n <= WRITE_BUFFER_SIZE),
+        "{lengths:?}"
+    );
+    assert_eq!(lengths.iter().sum::<usize>(), 725 * 725 * 4 * 8);
+    // A standard layout converted in bulk: windows of the whole rows that fit 256 KiB.
+    let a = standard::<u32>(&[300, 300]);
+    let row = 300 * 4;
+    let rows = WRITE_BUFFER_SIZE / row;
+    assert_eq!(rows, 218);
+    assert_eq!(
+        chunks(a.view(), Endian::Big),
+        [rows * row, (300 - rows) * row]
+    );
+}
+
 #[test]
 fn low_bit_minifloats_clear_high_bits_in_every_layout() {
     use zarr_bytes::minifloat::Float4E2M1FN;

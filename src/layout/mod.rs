@@ -25,10 +25,8 @@ pub(crate) mod kernels;
 mod plan;
 
 pub(crate) use gather::{gather, prefetch, request_line, scatter, ROWS_AHEAD};
-#[cfg(feature = "rayon")]
-pub(crate) use plan::Split;
 pub(crate) use plan::{
-    plan, scatter_tile, tile, walk, windows, Block, Origin, Strided, Tile, Visitor,
+    plan, scatter_tile, tile, tiled_window, walk, windows, Block, Origin, Strided, Tile, Visitor,
 };
 
 /// Bytes of a cache line.

@@ -80,6 +80,16 @@ impl Strided {
         self.shape().iter().product()
     }
 
+    /// The axis the tiles read along, the one with the shortest memory step of those longer
+    /// than one index that move in memory: its length and its step in the stream. `None`
+    /// when no axis is.
+    fn read_axis(&self) -> Option<(usize, usize)> {
+        (0..self.ndim)
+            .filter(|&k| self.shape[k] > 1 && self.strides[k] != 0)
+            .min_by_key(|&k| self.strides[k].unsigned_abs())
+            .map(|k| (self.shape[k], self.stream[k]))
+    }
+
     /// The same elements placed in the stream with the given strides.
     #[cfg(feature = "rayon")]
     pub fn with_stream(mut self, stream: &[usize]) -> Self {
@@ -354,6 +364,20 @@ pub(crate) fn windows<V: Split>(view: V, max_len: usize, out: usize, f: &mut imp
             windows(first.into_first(), max_len, out + i * inner, f);
             rest = tail;
         }
+    }
+}
+
+/// Elements of the shortest window of [`windows`] that holds `depth` indices (all of them,
+/// if fewer) of the axis the tiles of `strided` read along, or, if that is longer than
+/// `most`, of the longest that holds whole indices of it and fits `most`; 0 when none does,
+/// and for an empty array.
+///
+/// A window cuts the tiles to the indices of that axis it holds, and the tiles read memory
+/// in runs of those indices; one index is one element per run.
+pub(crate) fn tiled_window(strided: &Strided, depth: usize, most: usize) -> usize {
+    match strided.read_axis() {
+        Some((len, step)) if step > 0 => len.min(depth).min(most / step) * step,
+        _ => 0,
     }
 }
 
