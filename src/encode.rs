@@ -13,8 +13,8 @@ use crate::{Element, Endian, Error};
 pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, for an array converted
-/// in tiles: one whose elements lie along some other axis than the last in memory (Fortran
-/// order, transposed or permuted axes).
+/// in tiles: one whose elements are nearest each other in memory along some other axis
+/// than the last (Fortran order, transposed views, permuted axes).
 ///
 /// Each buffer holds a window of the stream, and the tiles of a window read memory in runs
 /// only as long as the window is deep along the axis with the shortest memory step. 256 KiB
