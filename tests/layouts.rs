@@ -250,7 +250,7 @@ fn write_windows_hold_whole_tiles() {
         assert_eq!(w.bytes, reference_bytes(view, endian), "{shape:?}");
         w.lengths
     }
-    // Fortran order: windows of 224 stream rows, one tile of 1-byte elements deep, past
+    // Fortran order: windows of 448 stream rows, two tiles of 1-byte elements deep, past
     // 256 KiB; the last window is what is left.
     let a = standard::<u8>(&[1000, 4100]);
     let mut f = Array2::<u8>::zeros((1000, 4100).f());
@@ -258,10 +258,19 @@ fn write_windows_hold_whole_tiles() {
     let row = 4100;
     assert_eq!(
         chunks(f.view().into_dyn(), Endian::Little),
-        [224 * row, 224 * row, 224 * row, 224 * row, 104 * row]
+        [448 * row, 448 * row, 104 * row]
     );
-    // A tile of 2-byte elements is 128 rows deep, 5.1 MB of 20000-element rows here: the
-    // windows hold as many whole rows as fit 4 MiB.
+    // Not one memory slice: the traversal cuts it into rows, which no window depth keeps
+    // in tiles, so windows stay within 256 KiB.
+    let sliced = f.slice(ndarray::s![..999, ..]);
+    let lengths = chunks(sliced.into_dyn(), Endian::Little);
+    assert!(
+        lengths.iter().all(|&n| n <= WRITE_BUFFER_SIZE),
+        "{lengths:?}"
+    );
+    assert_eq!(lengths.iter().sum::<usize>(), 999 * row);
+    // Two tiles of 2-byte elements are 256 rows deep, 10.2 MB of 20000-element rows here:
+    // the windows hold as many whole rows as fit 4 MiB.
     let a = standard::<u16>(&[300, 20_000]);
     let mut f = Array2::<u16>::zeros((300, 20_000).f());
     f.assign(&a.view().into_dimensionality::<ndarray::Ix2>().unwrap());
@@ -294,10 +303,12 @@ fn write_windows_hold_whole_tiles() {
     let row = 300 * 4;
     let rows = WRITE_BUFFER_SIZE / row;
     assert_eq!(rows, 218);
-    assert_eq!(
-        chunks(a.view(), Endian::Big),
-        [rows * row, (300 - rows) * row]
-    );
+    // In the byte order that is not this target's: native bytes are written from memory.
+    let swapped = match Endian::NATIVE {
+        Endian::Little => Endian::Big,
+        Endian::Big => Endian::Little,
+    };
+    assert_eq!(chunks(a.view(), swapped), [rows * row, (300 - rows) * row]);
 }
 
 #[test]
