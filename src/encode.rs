@@ -22,7 +22,7 @@ pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 /// sink at 0.29 of memcpy, against 0.56–0.58 for `encode_zarr_bytes_into`. So the buffer
 /// holds as many indices of that axis as two tiles (448 for 1-byte elements, 256 for
 /// 2-byte, 128 for 4- and 8-byte, 64 for 16-byte), up to this size, when that is more than
-/// [`WRITE_BUFFER_SIZE`]: 3.5 MiB for that image, then written at 0.56–0.58 (`perf_table`,
+/// [`WRITE_BUFFER_SIZE`]: 3.5 MiB for that image, then written at 0.54–0.58 (`perf_table`,
 /// 64 MiB).
 ///
 /// A window that cannot hold one whole index of that axis within this size (planes of over
