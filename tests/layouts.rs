@@ -240,16 +240,20 @@ impl std::io::Write for Chunks {
     }
 }
 
+/// Write `view` to a [`Chunks`], check the bytes against the codec's definition, and give
+/// the length of each write.
+fn chunks<A: Bits>(view: ndarray::ArrayViewD<'_, A>, endian: Endian) -> Vec<usize> {
+    let mut w = Chunks::default();
+    view.write_zarr_bytes(endian, &mut w).unwrap();
+    let shape = view.shape().to_vec();
+    let ctx = format!("{} {shape:?} {endian:?}", std::any::type_name::<A>());
+    assert_eq!(w.bytes, reference_bytes(view, endian), "{ctx}");
+    w.lengths
+}
+
 #[test]
 fn write_windows_hold_whole_tiles() {
     use zarr_bytes::{TILED_WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE};
-    fn chunks<A: Bits>(view: ndarray::ArrayViewD<'_, A>, endian: Endian) -> Vec<usize> {
-        let mut w = Chunks::default();
-        view.write_zarr_bytes(endian, &mut w).unwrap();
-        let shape = view.shape().to_vec();
-        assert_eq!(w.bytes, reference_bytes(view, endian), "{shape:?}");
-        w.lengths
-    }
     // Fortran order: windows of 448 stream rows, two tiles of 1-byte elements deep, past
     // 256 KiB; the last window is what is left.
     let a = standard::<u8>(&[1000, 4100]);
@@ -309,6 +313,30 @@ fn write_windows_hold_whole_tiles() {
         Endian::Big => Endian::Little,
     };
     assert_eq!(chunks(a.view(), swapped), [rows * row, (300 - rows) * row]);
+}
+
+/// Four planes stored interleaved, viewed (2, 0, 1), too big for one window of 4 MiB: the
+/// windows are whole planes, and a window of one plane reads rows of elements 4 apart,
+/// which 1- and 2-byte elements move as the first rows of 4-row rectangles. Widths that
+/// leave columns past the rectangles, and a last plane whose last rectangle would reach
+/// past the end of memory.
+#[test]
+fn write_windows_of_single_interleaved_planes() {
+    fn check<A: Bits>(rows: usize, cols: usize) {
+        let a = standard::<A>(&[rows, cols, 4]);
+        let planes = a.view().permuted_axes(vec![2, 0, 1]);
+        let plane = rows * cols * A::SIZE;
+        let fit = zarr_bytes::TILED_WRITE_BUFFER_SIZE / plane;
+        assert_eq!(fit, 3, "the test's windows are 3 planes and 1");
+        for endian in [Endian::Little, Endian::Big] {
+            let lengths = chunks(planes.view(), endian);
+            assert_eq!(lengths, [3 * plane, plane]);
+        }
+    }
+    check::<u8>(1031, 1029);
+    check::<bool>(1031, 1029);
+    check::<u16>(1031, 515);
+    check::<half::bf16>(1031, 515);
 }
 
 #[test]

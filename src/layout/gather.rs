@@ -133,6 +133,19 @@ impl Block {
             .then(|| self.start..self.start + R * cols)
     }
 
+    /// For a row of elements R apart in memory of `len` elements: the memory of the whole
+    /// rectangles of R rows × K columns whose first rows hold its elements (the memory
+    /// between them their other rows), which the kernels move as they move any other; empty
+    /// for other blocks.
+    fn spread<const R: usize, const K: usize>(&self, len: usize) -> std::ops::Range<usize> {
+        let n = if R > 1 && self.rows == 1 && self.col_step == R as isize {
+            (self.cols / K).min(len.saturating_sub(self.start) / (R * K))
+        } else {
+            0
+        };
+        self.start..self.start + n * R * K
+    }
+
     /// Ask for column `c` + [`ROWS_AHEAD`] of this tile, or past its last column, the
     /// column of the tile below, which the plan visits next (`write` for a scatter), when
     /// the columns run along memory apart from each other; columns that follow each other
@@ -250,7 +263,8 @@ fn put_rows<A: Copy, const R: usize, const K: usize>(
 
 /// Copy the elements of `block` from `memory` into `scratch` in stream order, each through
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
-/// K column runs and gives their R rows, converted.
+/// K column runs and gives their R rows, converted. A block of one row whose elements lie
+/// R apart goes through `kernel` too, as the first rows of rectangles ([`Block::spread`]).
 pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     memory: &[A],
     block: &Block,
@@ -260,8 +274,19 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
 ) {
     let (cols, pitch) = (block.cols, block.pitch);
     if block.rows == 1 {
-        let lane = Lane::new(block.start, block.col_step, cols);
-        return lane.pair(memory, scratch[..cols].iter_mut(), |s, m| *s = convert(*m));
+        // The first row of each rectangle, then the elements they leave one by one.
+        let rectangles = memory[block.spread::<R, K>(memory.len())].chunks_exact(R * K);
+        let done = rectangles.len() * K;
+        for (row, rectangle) in scratch.chunks_exact_mut(K).zip(rectangles) {
+            row.copy_from_slice(&kernel(gathered_runs(rectangle.chunks_exact(R)))[0]);
+        }
+        if done < cols {
+            let lane = Lane::new(block.at(0, done), block.col_step, cols - done);
+            lane.pair(memory, scratch[done..cols].iter_mut(), |s, m| {
+                *s = convert(*m)
+            });
+        }
+        return;
     }
     // Rectangles read as K runs down memory and written as R runs along stream rows: a
     // strip of K columns at a time, down bands of R rows.
