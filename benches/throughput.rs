@@ -13,29 +13,29 @@
 //! - `memcpy_fresh`: `src.to_vec()`, allocating and freeing inside the timed loop; compare
 //!   the paths that return a new `Vec` or array with it, page faults included.
 //!
-//! Benchmark names are `path/layout/endian`. Layouts: `standard` (C order), `fortran`,
-//! `transposed` (the `.t()` view of a C-order array), `3d_swapped` (a 3-D C-order array
-//! with its last two axes swapped) and `3d_201` (a 3-D C-order array with its axes permuted
-//! by `(2, 0, 1)`, whose contiguous axis is 4 elements long). One-byte elements have no byte order and are measured
-//! once, as `na`. Every call is unwrapped, so a failing path panics rather than timing
-//! its error. `write_zarr_bytes_sink` of a standard array whose bytes need no conversion
-//! hands its memory to the sink in one call: it measures call overhead only.
+//! Benchmark names are `path/layout/endian`. The encoding, decoding and writing paths are
+//! measured in every layout of the `arrays` module (shared with `perf_table`), spelled
+//! with `_` here: `standard`, `fortran`, `transposed`, `3d_swapped` and `3d_201`. One-byte
+//! elements have no byte order and are measured once, as `na`. Every call is unwrapped,
+//! so a failing path panics rather than timing its error. `write_zarr_bytes_sink` writes
+//! to a sink whose writes the compiler must assume are read; of a standard array whose
+//! bytes need no conversion it hands the memory to the sink in one call, so it measures
+//! call overhead only.
 //!
 //! Throughput is in decimal GB/s (`Throughput::BytesDecimal`), as `perf_table` prints it.
 //! A full run takes about thirteen minutes on two cores; a filter runs only what it names.
 
 use std::hint::black_box;
-use std::io;
 use std::time::Duration;
 
+mod arrays;
 mod cold;
-mod shapes;
 
+use arrays::{Arrays, Sink, LAYOUTS};
 use cold::Cold;
-use shapes::{shape2, shape3};
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
-use ndarray::{Array2, Array3, ShapeBuilder};
+use ndarray::Array2;
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
@@ -68,34 +68,14 @@ fn group<T: Element>(
     cold: Option<&Cold>,
     value: fn(usize) -> T,
 ) {
-    let n = bytes / T::SIZE;
-    let (rows, cols) = shape2(n);
-    let (d0, d1, d2) = shape3(n);
-    let dim = (rows, cols);
-    // The same logical values in every layout, so every path converts the same bytes.
-    let standard = Array2::from_shape_fn(dim, |(i, j)| value(i * cols + j));
-    let mut fortran = Array2::from_shape_fn(dim.f(), |(i, j)| value(i * cols + j));
-    let mut transposed = Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j));
-    let mut swapped = Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k));
-    let mut planes = Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k));
-    let mut decoded = standard.clone();
-    let little = standard.to_zarr_bytes(Endian::Little);
-    let big = standard.to_zarr_bytes(Endian::Big);
+    let mut arrays = Arrays::new(bytes / T::SIZE, value);
+    let dim = arrays.standard.dim();
+    let little = arrays.standard.to_zarr_bytes(Endian::Little);
+    let big = arrays.standard.to_zarr_bytes(Endian::Big);
     let mut out = vec![0u8; bytes];
-    // Compared with `==`, not `assert_eq!`, so that a failure does not print megabytes.
-    let swapped_view = swapped.view().permuted_axes([0, 2, 1]);
-    for (layout, encoded) in [
-        ("fortran", fortran.to_zarr_bytes(Endian::Big)),
-        ("transposed", transposed.t().to_zarr_bytes(Endian::Big)),
-        ("3d_swapped", swapped_view.to_zarr_bytes(Endian::Big)),
-        (
-            "3d_201",
-            planes
-                .view()
-                .permuted_axes([2, 0, 1])
-                .to_zarr_bytes(Endian::Big),
-        ),
-    ] {
+    for layout in LAYOUTS {
+        // Compared with `==`, not `assert_eq!`, so that a failure does not print megabytes.
+        let encoded = arrays.view(layout).to_zarr_bytes(Endian::Big);
         assert!(encoded == big, "{layout} encodes differently from standard");
     }
 
@@ -134,80 +114,31 @@ fn group<T: Element>(
             Endian::Little => &little,
             Endian::Big => &big,
         };
-        let id = |path: &str, layout: &str| format!("{path}/{layout}/{name}");
+        // Criterion's names spell the layouts with `_`: `3d_swapped`, `3d_201`.
+        let id = |path: &str, layout: &str| {
+            let layout = layout.replace('-', "_");
+            format!("{path}/{layout}/{name}")
+        };
 
-        let path = "encode_zarr_bytes_into";
-        g.bench_function(id(path, "standard"), |b| {
-            timed(b, cold, || {
-                black_box(&standard)
-                    .encode_zarr_bytes_into(e, &mut out)
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "fortran"), |b| {
-            timed(b, cold, || {
-                black_box(&fortran)
-                    .encode_zarr_bytes_into(e, &mut out)
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "transposed"), |b| {
-            timed(b, cold, || {
-                black_box(&transposed)
-                    .t()
-                    .encode_zarr_bytes_into(e, &mut out)
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "3d_swapped"), |b| {
-            timed(b, cold, || {
-                let view = black_box(&swapped).view().permuted_axes([0, 2, 1]);
-                view.encode_zarr_bytes_into(e, &mut out).unwrap()
-            })
-        });
-        g.bench_function(id(path, "3d_201"), |b| {
-            timed(b, cold, || {
-                let view = black_box(&planes).view().permuted_axes([2, 0, 1]);
-                view.encode_zarr_bytes_into(e, &mut out).unwrap()
-            })
-        });
-
-        let path = "decode_zarr_bytes_into";
-        g.bench_function(id(path, "standard"), |b| {
-            timed(b, cold, || {
-                decoded
-                    .decode_zarr_bytes_into(black_box(encoded), e)
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "fortran"), |b| {
-            timed(b, cold, || {
-                fortran
-                    .decode_zarr_bytes_into(black_box(encoded), e)
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "transposed"), |b| {
-            timed(b, cold, || {
-                let mut view = transposed.view_mut().reversed_axes();
-                view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
-            })
-        });
-        g.bench_function(id(path, "3d_swapped"), |b| {
-            timed(b, cold, || {
-                let mut view = swapped.view_mut().permuted_axes([0, 2, 1]);
-                view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
-            })
-        });
-        g.bench_function(id(path, "3d_201"), |b| {
-            timed(b, cold, || {
-                let mut view = planes.view_mut().permuted_axes([2, 0, 1]);
-                view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
-            })
-        });
+        for layout in LAYOUTS {
+            g.bench_function(id("encode_zarr_bytes_into", layout), |b| {
+                timed(b, cold, || {
+                    let view = black_box(&arrays).view(layout);
+                    view.encode_zarr_bytes_into(e, &mut out).unwrap()
+                })
+            });
+        }
+        for layout in LAYOUTS {
+            g.bench_function(id("decode_zarr_bytes_into", layout), |b| {
+                timed(b, cold, || {
+                    let mut view = arrays.view_mut(layout);
+                    view.decode_zarr_bytes_into(black_box(encoded), e).unwrap()
+                })
+            });
+        }
 
         g.bench_function(id("to_zarr_bytes", "standard"), |b| {
-            timed(b, cold, || black_box(&standard).to_zarr_bytes(e))
+            timed(b, cold, || black_box(&arrays.standard).to_zarr_bytes(e))
         });
         g.bench_function(id("from_zarr_bytes", "standard"), |b| {
             timed(b, cold, || {
@@ -215,20 +146,14 @@ fn group<T: Element>(
             })
         });
 
-        let path = "write_zarr_bytes_sink";
-        g.bench_function(id(path, "standard"), |b| {
-            timed(b, cold, || {
-                black_box(&standard)
-                    .write_zarr_bytes(e, black_box(io::sink()))
-                    .unwrap()
-            })
-        });
-        g.bench_function(id(path, "transposed"), |b| {
-            timed(b, cold, || {
-                let view = black_box(&transposed).t();
-                view.write_zarr_bytes(e, black_box(io::sink())).unwrap()
-            })
-        });
+        for layout in LAYOUTS {
+            g.bench_function(id("write_zarr_bytes_sink", layout), |b| {
+                timed(b, cold, || {
+                    let view = black_box(&arrays).view(layout);
+                    view.write_zarr_bytes(e, Sink).unwrap()
+                })
+            });
+        }
 
         g.bench_function(id("read_zarr_bytes_slice", "standard"), |b| {
             timed(b, cold, || {

@@ -36,19 +36,18 @@
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
 
 use std::hint::black_box;
-use std::io;
 use std::process::ExitCode;
 use std::time::Duration;
 
+#[path = "../benches/arrays/mod.rs"]
+mod arrays;
 #[path = "../benches/cold/mod.rs"]
 mod cold;
-#[path = "../benches/shapes/mod.rs"]
-mod shapes;
 
+use arrays::{Arrays, Sink, LAYOUTS};
 use cold::Cold;
-use shapes::{shape2, shape3};
 
-use ndarray::{Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+use ndarray::Array2;
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
@@ -108,48 +107,6 @@ fn parse_args() -> Result<Options, String> {
     Ok(options)
 }
 
-/// The layouts every conversion is measured in, in the table's order.
-const LAYOUTS: [&str; 5] = ["standard", "fortran", "transposed", "3d-swapped", "3d-201"];
-
-/// One array of one element type in each of [`LAYOUTS`]. Every layout holds the same
-/// logical values, so every path converts exactly the same bytes.
-struct Arrays<T> {
-    standard: Array2<T>,
-    fortran: Array2<T>,
-    /// C order with the axes reversed: its `.t()` is the transposed view.
-    transposed: Array2<T>,
-    /// C order with the last two axes swapped: swapping them back gives the 3-D view.
-    swapped: Array3<T>,
-    /// C order with axes (1, 2, 0) of the 3-D view: permuting by (2, 0, 1) gives it.
-    planes: Array3<T>,
-}
-
-impl<T> Arrays<T> {
-    /// The array in `layout`, as the paths see it.
-    fn view(&self, layout: &str) -> ArrayViewD<'_, T> {
-        match layout {
-            "standard" => self.standard.view().into_dyn(),
-            "fortran" => self.fortran.view().into_dyn(),
-            "transposed" => self.transposed.t().into_dyn(),
-            "3d-swapped" => self.swapped.view().permuted_axes([0, 2, 1]).into_dyn(),
-            "3d-201" => self.planes.view().permuted_axes([2, 0, 1]).into_dyn(),
-            _ => unreachable!("a layout of LAYOUTS"),
-        }
-    }
-
-    /// [`Arrays::view`], to decode into.
-    fn view_mut(&mut self, layout: &str) -> ArrayViewMutD<'_, T> {
-        match layout {
-            "standard" => self.standard.view_mut().into_dyn(),
-            "fortran" => self.fortran.view_mut().into_dyn(),
-            "transposed" => self.transposed.view_mut().reversed_axes().into_dyn(),
-            "3d-swapped" => self.swapped.view_mut().permuted_axes([0, 2, 1]).into_dyn(),
-            "3d-201" => self.planes.view_mut().permuted_axes([2, 0, 1]).into_dyn(),
-            _ => unreachable!("a layout of LAYOUTS"),
-        }
-    }
-}
-
 /// The arrays of one element type and the buffers the paths convert them to and from.
 struct Buffers<T> {
     arrays: Arrays<T>,
@@ -164,20 +121,6 @@ struct Buffers<T> {
 }
 
 type Run<T> = Box<dyn Fn(&mut Buffers<T>)>;
-
-/// A writer that keeps nothing, but whose every write the compiler must assume is read,
-/// so the bytes written to it are computed.
-struct Sink;
-
-impl io::Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        black_box(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 struct Case<T> {
     path: &'static str,
@@ -206,21 +149,13 @@ fn endian_index(endian: Endian) -> usize {
 
 fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
     let n = bytes / T::SIZE;
-    let (rows, cols) = shape2(n);
-    let (d0, d1, d2) = shape3(n);
-    let standard = Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j));
+    let arrays = Arrays::new(n, value);
     let b = Buffers {
         encoded: [
-            standard.to_zarr_bytes(Endian::Little),
-            standard.to_zarr_bytes(Endian::Big),
+            arrays.standard.to_zarr_bytes(Endian::Little),
+            arrays.standard.to_zarr_bytes(Endian::Big),
         ],
-        arrays: Arrays {
-            standard,
-            fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
-            transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
-            swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
-            planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
-        },
+        arrays,
         out: vec![0; n * T::SIZE],
         copies: [vec![1; n * T::SIZE], vec![2; n * T::SIZE]],
         scratch: Vec::new(),
@@ -576,8 +511,10 @@ fn fortran_paths<T: Element + Send + Sync>(
     bytes: usize,
     value: fn(usize) -> T,
 ) -> Vec<Path<'static>> {
+    use ndarray::ShapeBuilder;
+
     let n = bytes / T::SIZE;
-    let (rows, cols) = shape2(n);
+    let (rows, cols) = arrays::shape2(n);
     let fortran = Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j));
     let encoded = fortran.to_zarr_bytes(Endian::Big);
     let mut out = vec![0u8; encoded.len()];
@@ -619,7 +556,7 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
         .build()
         .expect("a one-thread pool");
     let n = bytes / 8;
-    let (rows, cols) = shape2(n);
+    let (rows, cols) = arrays::shape2(n);
     let standard = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
     let big = standard.to_zarr_bytes(Endian::Big);
     let mut out = vec![0u8; big.len()];

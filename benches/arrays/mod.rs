@@ -1,0 +1,96 @@
+//! The arrays the benchmarks and `perf_table` measure, shared so both measure alike: their
+//! shapes, the same logical values in each layout, and a sink for `write_zarr_bytes`.
+
+use std::hint::black_box;
+use std::io;
+
+use ndarray::{Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+
+/// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
+pub fn shape2(n: usize) -> (usize, usize) {
+    let mut cols = 1;
+    while cols * cols * 4 <= n && n % (cols * 2) == 0 {
+        cols *= 2;
+    }
+    (n / cols, cols)
+}
+
+/// Three axes of `n` elements: 4 (when it divides `n`) × a [`shape2`].
+pub fn shape3(n: usize) -> (usize, usize, usize) {
+    let d0 = if n % 4 == 0 { 4 } else { 1 };
+    let (d1, d2) = shape2(n / d0);
+    (d0, d1, d2)
+}
+
+/// The layouts every conversion is measured in, in the tables' order: `standard` (C order),
+/// `fortran`, `transposed` (the `.t()` view of a C-order array), `3d-swapped` (a 3-D
+/// C-order array with its last two axes swapped) and `3d-201` (a 3-D C-order array with
+/// its axes permuted by `(2, 0, 1)`: planes of an interleaved image, whose contiguous axis
+/// is 4 elements long).
+pub const LAYOUTS: [&str; 5] = ["standard", "fortran", "transposed", "3d-swapped", "3d-201"];
+
+/// One array of one element type in each of [`LAYOUTS`]. Every layout holds the same
+/// logical values, so every path converts exactly the same bytes.
+pub struct Arrays<T> {
+    pub standard: Array2<T>,
+    pub fortran: Array2<T>,
+    /// C order with the axes reversed: its `.t()` is the transposed view.
+    pub transposed: Array2<T>,
+    /// C order with the last two axes swapped: swapping them back gives the 3-D view.
+    pub swapped: Array3<T>,
+    /// C order with axes (1, 2, 0) of the 3-D view: permuting by (2, 0, 1) gives it.
+    pub planes: Array3<T>,
+}
+
+impl<T> Arrays<T> {
+    /// `n` elements in each layout, element `i` of the C-order stream being `value(i)`.
+    pub fn new(n: usize, value: fn(usize) -> T) -> Arrays<T> {
+        let (rows, cols) = shape2(n);
+        let (d0, d1, d2) = shape3(n);
+        Arrays {
+            standard: Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j)),
+            fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
+            transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
+            swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
+            planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
+        }
+    }
+
+    /// The array in `layout`, as the paths see it.
+    pub fn view(&self, layout: &str) -> ArrayViewD<'_, T> {
+        match layout {
+            "standard" => self.standard.view().into_dyn(),
+            "fortran" => self.fortran.view().into_dyn(),
+            "transposed" => self.transposed.t().into_dyn(),
+            "3d-swapped" => self.swapped.view().permuted_axes([0, 2, 1]).into_dyn(),
+            "3d-201" => self.planes.view().permuted_axes([2, 0, 1]).into_dyn(),
+            _ => unreachable!("a layout of LAYOUTS"),
+        }
+    }
+
+    /// [`Arrays::view`], to decode into.
+    pub fn view_mut(&mut self, layout: &str) -> ArrayViewMutD<'_, T> {
+        match layout {
+            "standard" => self.standard.view_mut().into_dyn(),
+            "fortran" => self.fortran.view_mut().into_dyn(),
+            "transposed" => self.transposed.view_mut().reversed_axes().into_dyn(),
+            "3d-swapped" => self.swapped.view_mut().permuted_axes([0, 2, 1]).into_dyn(),
+            "3d-201" => self.planes.view_mut().permuted_axes([2, 0, 1]).into_dyn(),
+            _ => unreachable!("a layout of LAYOUTS"),
+        }
+    }
+}
+
+/// A writer that keeps nothing, but whose every write the compiler must assume is read,
+/// so the bytes written to it are computed (`io::sink()` lets it drop the work).
+pub struct Sink;
+
+impl io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        black_box(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
