@@ -23,7 +23,8 @@
 //! call overhead only.
 //!
 //! Throughput is in decimal GB/s (`Throughput::BytesDecimal`), as `perf_table` prints it.
-//! A full run takes about thirteen minutes on two cores; a filter runs only what it names.
+//! A full run takes about fifteen minutes on two cores (the write rows of every layout
+//! added about two); a filter runs only what it names.
 
 use std::hint::black_box;
 use std::time::Duration;
