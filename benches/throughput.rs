@@ -69,7 +69,7 @@ fn group<T: Element>(
     cold: Option<&Cold>,
     value: fn(usize) -> T,
 ) {
-    let mut arrays = Arrays::new(bytes / T::SIZE, value);
+    let mut arrays = Arrays::new(bytes / T::SIZE, 4, value);
     let dim = arrays.standard.dim();
     let little = arrays.standard.to_zarr_bytes(Endian::Little);
     let big = arrays.standard.to_zarr_bytes(Endian::Big);

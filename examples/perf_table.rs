@@ -6,7 +6,9 @@
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
 //! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
-//! below) or `--quick` (a 4 MiB smoke run).
+//! below), `--planes N` (planes of the 3-D layouts, default 4; 3 for an RGB image; each
+//! array is then cut to a whole number of planes of whole 4096-element rows) or `--quick`
+//! (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
 //! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
@@ -52,7 +54,7 @@ use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
 const USAGE: &str =
-    "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--evict-mib M] [--quick]";
+    "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--evict-mib M] [--planes N] [--quick]";
 
 /// Every element type the table measures, in its order.
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
@@ -65,6 +67,8 @@ const FRESH: &str = "memcpy-fresh";
 struct Options {
     runs: usize,
     size_mib: usize,
+    /// Planes of the 3-D layouts.
+    planes: usize,
     types: Vec<String>,
     /// MiB read before each timed run; `None` for twice the largest cache.
     evict_mib: Option<usize>,
@@ -74,6 +78,7 @@ fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         runs: 7,
         size_mib: 64,
+        planes: 4,
         types: TYPES.iter().map(|t| t.to_string()).collect(),
         evict_mib: None,
     };
@@ -91,6 +96,7 @@ fn parse_args() -> Result<Options, String> {
         match arg.as_str() {
             "--runs" => options.runs = number("--runs", 1)?,
             "--size-mib" => options.size_mib = number("--size-mib", 1)?,
+            "--planes" => options.planes = number("--planes", 1)?.min(16),
             "--evict-mib" => options.evict_mib = Some(number("--evict-mib", 0)?),
             "--quick" => options.size_mib = 4,
             "--types" => {
@@ -147,9 +153,9 @@ fn endian_index(endian: Endian) -> usize {
     }
 }
 
-fn buffers<T: Element>(bytes: usize, value: fn(usize) -> T) -> Buffers<T> {
-    let n = bytes / T::SIZE;
-    let arrays = Arrays::new(n, value);
+fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
+    let n = size.elements(T::SIZE);
+    let arrays = Arrays::new(n, size.planes, value);
     let b = Buffers {
         encoded: [
             arrays.standard.to_zarr_bytes(Endian::Little),
@@ -422,17 +428,39 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
+/// The size of each array: the bytes asked for, and the planes of the 3-D layouts.
+#[derive(Clone, Copy)]
+struct Size {
+    bytes: usize,
+    planes: usize,
+}
+
+impl Size {
+    /// Elements of `size` bytes per array: the bytes asked for, cut to a whole number of
+    /// planes of whole 4096-element rows (no cut for 4 planes and a power-of-two size).
+    fn elements(self, size: usize) -> usize {
+        let n = self.bytes / size;
+        let unit = self.planes * 4096;
+        if n >= unit {
+            n - n % unit
+        } else {
+            n
+        }
+    }
+}
+
 /// Time every path of one element type, round-robin so that slow drift of the machine
 /// (clock frequency, neighbours) affects paths and baselines alike, each timed run from
 /// cold caches.
 fn measure<T: Element>(
     ty: &'static str,
-    bytes: usize,
+    size: Size,
     runs: usize,
     cold: &Cold,
     value: fn(usize) -> T,
 ) -> Vec<Row> {
-    let mut b = buffers(bytes, value);
+    let mut b = buffers(size, value);
+    let bytes = b.out.len();
     let cases = cases::<T>();
     // The untimed first round faults in every page and warms the allocator.
     for case in &cases {
@@ -647,27 +675,33 @@ fn main() -> ExitCode {
         mib => format!("after reading {mib} MiB to evict the caches"),
     };
     println!(
-        "machine: {}; {} MiB per array; median of {} runs, each {start}; GB/s = 10^9 bytes/s",
+        "machine: {}; {} MiB per array, {} planes in the 3-D layouts; median of {} runs, each \
+         {start}; GB/s = 10^9 bytes/s",
         machine(),
         options.size_mib,
+        options.planes,
         options.runs,
     );
     println!();
 
     let runs = options.runs;
     let types = &options.types;
+    let size = Size {
+        bytes,
+        planes: options.planes,
+    };
     let table = || {
         let mut rows = Vec::new();
         for ty in types {
             rows.extend(match ty.as_str() {
-                "f64" => measure("f64", bytes, runs, &cold, |i| i as f64 * 0.5 - 1e6),
-                "f32" => measure("f32", bytes, runs, &cold, |i| i as f32 * 0.25 - 1e3),
-                "u16" => measure("u16", bytes, runs, &cold, |i| i as u16),
-                "complex128" => measure("complex128", bytes, runs, &cold, |i| {
+                "f64" => measure("f64", size, runs, &cold, |i| i as f64 * 0.5 - 1e6),
+                "f32" => measure("f32", size, runs, &cold, |i| i as f32 * 0.25 - 1e3),
+                "u16" => measure("u16", size, runs, &cold, |i| i as u16),
+                "complex128" => measure("complex128", size, runs, &cold, |i| {
                     Complex::new(i as f64, -(i as f64) * 0.25)
                 }),
-                "u8" => measure("u8", bytes, runs, &cold, |i| (i % 251) as u8),
-                "bool" => measure("bool", bytes, runs, &cold, |i| i % 3 == 0),
+                "u8" => measure("u8", size, runs, &cold, |i| (i % 251) as u8),
+                "bool" => measure("bool", size, runs, &cold, |i| i % 3 == 0),
                 other => unreachable!("checked type {other}"),
             });
         }

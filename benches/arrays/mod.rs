@@ -15,9 +15,13 @@ pub fn shape2(n: usize) -> (usize, usize) {
     (n / cols, cols)
 }
 
-/// Three axes of `n` elements: 4 (when it divides `n`) × a [`shape2`].
-pub fn shape3(n: usize) -> (usize, usize, usize) {
-    let d0 = if n % 4 == 0 { 4 } else { 1 };
+/// Three axes of `n` elements: `planes` (when it divides `n`) × a [`shape2`].
+pub fn shape3(n: usize, planes: usize) -> (usize, usize, usize) {
+    let d0 = if planes > 0 && n % planes == 0 {
+        planes
+    } else {
+        1
+    };
     let (d1, d2) = shape2(n / d0);
     (d0, d1, d2)
 }
@@ -26,7 +30,7 @@ pub fn shape3(n: usize) -> (usize, usize, usize) {
 /// `fortran`, `transposed` (the `.t()` view of a C-order array), `3d-swapped` (a 3-D
 /// C-order array with its last two axes swapped) and `3d-201` (a 3-D C-order array with
 /// its axes permuted by `(2, 0, 1)`: planes of an interleaved image, whose contiguous axis
-/// is 4 elements long).
+/// is as long as there are planes, 4 unless asked otherwise).
 pub const LAYOUTS: [&str; 5] = ["standard", "fortran", "transposed", "3d-swapped", "3d-201"];
 
 /// One array of one element type in each of [`LAYOUTS`]. Every layout holds the same
@@ -43,10 +47,11 @@ pub struct Arrays<T> {
 }
 
 impl<T> Arrays<T> {
-    /// `n` elements in each layout, element `i` of the C-order stream being `value(i)`.
-    pub fn new(n: usize, value: fn(usize) -> T) -> Arrays<T> {
+    /// `n` elements in each layout, element `i` of the C-order stream being `value(i)`;
+    /// the 3-D layouts hold `planes` planes when that divides `n`.
+    pub fn new(n: usize, planes: usize, value: fn(usize) -> T) -> Arrays<T> {
         let (rows, cols) = shape2(n);
-        let (d0, d1, d2) = shape3(n);
+        let (d0, d1, d2) = shape3(n, planes);
         Arrays {
             standard: Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j)),
             fortran: Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)),
