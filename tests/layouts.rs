@@ -28,6 +28,9 @@ const SHAPES: &[&[usize]] = &[
     &[200, 1],
     &[3, 5, 7],
     &[2, 70, 66],
+    // Three planes wider than a tile's 256 bytes of columns (the `Permuted` layout stores
+    // them interleaved, as an RGB image, and views them plane axis first).
+    &[3, 67, 301],
     &[2, 1, 3, 2],
     &[2, 3, 1, 4, 3],
 ];

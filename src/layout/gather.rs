@@ -146,6 +146,19 @@ impl Block {
         self.start..self.start + n * R * K
     }
 
+    /// Whether a block with no rectangles (`rows_k`: the rows they cover) moves element by
+    /// element row by row, one lane of `cols` elements per row, rather than down each
+    /// column: when its rows are fewer than the 4 of the shortest rectangle and its columns
+    /// outnumber them, as in a stack of 2 or 3 planes stored interleaved, whose columns of
+    /// 2 or 3 elements would each be a lane of their own (measured with the (2, 0, 1) view
+    /// of 64 MiB stacks of 3 planes, encoding / decoding: `u8` from 0.12–0.13 of memcpy to
+    /// 0.45 / 0.39, `u16` from 0.18 / 0.21 to 0.63–0.71 / 0.55–0.56, `f32` from 0.24–0.26 /
+    /// 0.37–0.38 to 0.68–0.70 / 0.63–0.64, `f64` from 0.38–0.42 / 0.54–0.56 to 0.68–0.71 /
+    /// 0.68–0.69).
+    fn by_rows(&self, rows_k: usize) -> bool {
+        rows_k == 0 && self.rows < 4 && self.cols > self.rows
+    }
+
     /// Ask for column `c` + [`ROWS_AHEAD`] of this tile, or past its last column, the
     /// column of the tile below, which the plan visits next (`write` for a scatter), when
     /// the columns run along memory apart from each other; columns that follow each other
@@ -314,6 +327,13 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
             }
         }
     }
+    if block.by_rows(rows_k) {
+        for (r, row) in scratch.chunks_exact_mut(pitch).enumerate() {
+            let lane = Lane::new(block.at(r, 0), block.col_step, cols);
+            lane.pair(memory, row[..cols].iter_mut(), |s, m| *s = convert(*m));
+        }
+        return;
+    }
     // The rest element by element: rows below the rectangles, then columns right of them.
     for (c, from) in block.rest((rows_k, cols_k)) {
         if c >= cols_k {
@@ -371,6 +391,13 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
                 }
             }
         }
+    }
+    if block.by_rows(rows_k) {
+        for (r, row) in scratch.chunks_exact(pitch).enumerate() {
+            let lane = Lane::new(block.at(r, 0), block.col_step, cols);
+            lane.pair_mut(memory, row[..cols].iter(), |m, s| *m = convert(*s));
+        }
+        return;
     }
     for (c, from) in block.rest((rows_k, cols_k)) {
         if c >= cols_k {
