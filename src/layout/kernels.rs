@@ -49,7 +49,12 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// whose rows run along memory for 16 elements or more move 1-byte elements in 16 × 8
 /// rectangles, 2-byte elements in 8 × 8 squares; short rows (4 to 15 elements, as in a
 /// stack of 4 planes stored interleaved) in 4 × 16 and 4 × 8 rectangles, which also move a
-/// lone row of elements 4 apart (one of those planes) as their first rows. 4-byte elements
+/// lone row of elements 4 apart (one of those planes) as their first rows. Tiles of exactly
+/// 3 rows (a stack of 3 planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of
+/// 3 registers (64 MiB `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to
+/// 0.73–0.75); their 2- and
+/// 4-byte elements gained nothing over moving row by row, and scattering has no 3-row
+/// rectangles: undoing the shuffle takes 19 rounds. 4-byte elements
 /// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
 /// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79). 8- and
 /// 16-byte elements move one by one down each column of a tall tile, measured faster than
@@ -93,6 +98,9 @@ pub(crate) fn gather<A: Pod, const WORD: usize>(
         }),
         (4, 4..) => super::gather::<A, 4, 4>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
+        }),
+        (1, 3) => super::gather::<A, 3, 16>(memory, block, scratch, convert, |s| {
+            transposed::<Register, _, _, 3, 1, 1, 4>(s, false)
         }),
         (8 | 16, 4) => {
             super::gather::<A, 4, 4>(memory, block, scratch, convert, |s| moved(s, convert))
@@ -179,12 +187,13 @@ pub(crate) fn scatter_bytes<A: Copy + Zeroable>(
 /// with `swap` the bytes of each `WORD`-byte component reversed too (4 for `f32`, 2 for a
 /// `Complex<f16>`).
 ///
-/// Number the elements in memory order: element (j, i) of `S` is number j·R + i, whose
-/// binary digits are those of j followed by those of i. Each round pairs register `k` with
-/// register `k + N/2` and interleaves their elements, the low halves into register `2k`
-/// and the high halves into `2k + 1`, which moves every element from number x to number x
-/// rotated left by one digit. log2(K) rounds move the digits of j below those of i: element
-/// (i, j) of `T`. The casts cannot fail for the sizes the table pairs.
+/// Number the elements in memory order: element (j, i) of `S` is number j·R + i. Each round
+/// interleaves the first half of the elements with the second half (a perfect shuffle):
+/// register `k` takes the k-th 8 bytes of each half. That moves every element from number
+/// x to 2x modulo RK − 1 (the last one stays), so log2(K) rounds move j·R + i to
+/// (j·R + i)·K = i·K + j modulo RK − 1: element (i, j) of `T`. With R a power of two, the
+/// halves are whole registers, `k / 2` and `k / 2 + N/2`; with R = 3, the middle register
+/// is split between them. The casts cannot fail for the sizes the table pairs.
 #[inline(always)]
 fn transposed<
     L: Lanes,
@@ -211,21 +220,21 @@ fn transposed<
     bytemuck::cast(registers)
 }
 
-/// One round of [`transposed`]: register `2k` (`2k + 1`) interleaves the low (high) halves
-/// of registers `k` and `k + N/2`, `W` bytes at a time.
+/// One round of [`transposed`]: register `k` interleaves the k-th 8 bytes of the first half
+/// of the registers with the k-th 8 bytes of the second half, `W` bytes at a time.
 #[inline(always)]
 fn interleaved<R: Lanes, const N: usize, const W: usize>(registers: [R; N]) -> [R; N] {
     std::array::from_fn(|k| {
-        let (a, b) = (registers[k / 2], registers[k / 2 + N / 2]);
-        R::interleave::<W>(a, b, k % 2 == 1)
+        let (a, b) = (registers[k / 2], registers[(N + k) / 2]);
+        R::interleave::<W>(a, k % 2 == 1, b, (N + k) % 2 == 1)
     })
 }
 
 /// A register of 16 bytes in memory order, as the kernels use it.
 trait Lanes: Pod {
-    /// The `W`-byte elements of the low (`high`: high) halves of `a` and `b`, alternately:
-    /// a₀ b₀ a₁ b₁ …
-    fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self;
+    /// The `W`-byte elements of the low (`a_high`: high) half of `a` and the low
+    /// (`b_high`: high) half of `b`, alternately: a₀ b₀ a₁ b₁ …
+    fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self;
     /// Each `W`-byte element (W = 2, 4 or 8) with its bytes reversed.
     fn swap_words<const W: usize>(self) -> Self;
 }
@@ -234,13 +243,12 @@ trait Lanes: Pod {
 /// SSE2 registers are tested against on every target.
 impl Lanes for [u8; 16] {
     #[inline(always)]
-    fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self {
+    fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self {
         let mut r = [0u8; 16];
-        let half = if high { 8 } else { 0 };
+        let (a_at, b_at) = (if a_high { 8 } else { 0 }, if b_high { 8 } else { 0 });
         for (i, pair) in r.chunks_exact_mut(2 * W).enumerate() {
-            let at = half + i * W;
-            pair[..W].copy_from_slice(&a[at..at + W]);
-            pair[W..].copy_from_slice(&b[at..at + W]);
+            pair[..W].copy_from_slice(&a[a_at + i * W..][..W]);
+            pair[W..].copy_from_slice(&b[b_at + i * W..][..W]);
         }
         r
     }
@@ -294,9 +302,10 @@ pub(crate) fn scatter_each<A: Copy + Zeroable>(
 ))]
 mod sse2 {
     use safe_arch::{
-        bitor_m128i, m128i, shl_imm_u16_m128i, shr_imm_u16_m128i, shuffle_ai_i16_h64all_m128i,
-        shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
-        unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
+        bitor_m128i, byte_shl_imm_u128_m128i, byte_shr_imm_u128_m128i, m128i, shl_imm_u16_m128i,
+        shr_imm_u16_m128i, shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i,
+        unpack_high_i16_m128i, unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i,
+        unpack_low_i32_m128i, unpack_low_i8_m128i,
     };
 
     /// The registers of the rectangles.
@@ -308,8 +317,14 @@ mod sse2 {
 
     impl super::Lanes for m128i {
         #[inline(always)]
-        fn interleave<const W: usize>(a: Self, b: Self, high: bool) -> Self {
-            match (W, high) {
+        fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self {
+            // Halves that differ (odd register counts) are brought level first.
+            let b = match (a_high, b_high) {
+                (false, true) => byte_shr_imm_u128_m128i::<8>(b),
+                (true, false) => byte_shl_imm_u128_m128i::<8>(b),
+                _ => b,
+            };
+            match (W, a_high) {
                 (1, false) => unpack_low_i8_m128i(a, b),
                 (1, true) => unpack_high_i8_m128i(a, b),
                 (2, false) => unpack_low_i16_m128i(a, b),
@@ -422,11 +437,15 @@ mod tests {
             swapped: impl Fn(T) -> T,
         ) {
             assert_eq!(FORWARD, K.trailing_zeros() as usize, "rounds of {R} × {K}");
-            assert_eq!(
-                BACK,
-                R.trailing_zeros() as usize,
-                "rounds of {R} × {K} back"
-            );
+            // Rows of a height that is no power of two go back by other means.
+            let back_too = R.is_power_of_two();
+            if back_too {
+                assert_eq!(
+                    BACK,
+                    R.trailing_zeros() as usize,
+                    "rounds of {R} × {K} back"
+                );
+            }
             let runs: [[T; R]; K] =
                 std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
             let rows: [[T; K]; R] = std::array::from_fn(|i| std::array::from_fn(|j| runs[j][i]));
@@ -441,19 +460,25 @@ mod tests {
                 let got: [[T; K]; R] =
                     transposed::<[u8; 16], _, _, N, W, WORD, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "plain registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed::<[u8; 16], _, _, N, W, WORD, BACK>(rows, swap);
-                assert_eq!(got, back, "plain registers back, {ctx}");
                 let got: [[T; K]; R] =
                     transposed::<Register, _, _, N, W, WORD, FORWARD>(runs, swap);
                 assert_eq!(got, forward, "target registers forward, {ctx}");
-                let got: [[T; R]; K] = transposed::<Register, _, _, N, W, WORD, BACK>(rows, swap);
-                assert_eq!(got, back, "target registers back, {ctx}");
+                if back_too {
+                    let got: [[T; R]; K] =
+                        transposed::<[u8; 16], _, _, N, W, WORD, BACK>(rows, swap);
+                    assert_eq!(got, back, "plain registers back, {ctx}");
+                    let got: [[T; R]; K] =
+                        transposed::<Register, _, _, N, W, WORD, BACK>(rows, swap);
+                    assert_eq!(got, back, "target registers back, {ctx}");
+                }
             }
         }
         let byte = |n: usize| (n * 7 + 3) as u8;
         let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
         check::<u8, 16, 8, 8, 1, 1, 3, 4>(byte, |x| x);
         check::<u8, 4, 16, 4, 1, 1, 4, 2>(byte, |x| x);
+        // Three registers: each round's halves straddle the middle one.
+        check::<u8, 3, 16, 3, 1, 1, 4, 0>(byte, |x| x);
         check::<u16, 8, 8, 8, 2, 2, 3, 3>(pair, u16::swap_bytes);
         check::<u16, 4, 8, 4, 2, 2, 3, 2>(pair, u16::swap_bytes);
         let word = |n: usize| (0x1020_3000 + 0x0101_0101 * n) as u32;
