@@ -318,28 +318,35 @@ fn write_windows_hold_whole_tiles() {
     assert_eq!(chunks(a.view(), swapped), [rows * row, (300 - rows) * row]);
 }
 
-/// Four planes stored interleaved, viewed (2, 0, 1), too big for one window of 4 MiB: the
-/// windows are whole planes, and a window of one plane reads rows of elements 4 apart,
-/// which 1- and 2-byte elements move as the first rows of 4-row rectangles. Widths that
-/// leave columns past the rectangles, and a last plane whose last rectangle would reach
-/// past the end of memory.
+/// Four (or three) planes stored interleaved, viewed (2, 0, 1), too big for one window of
+/// 4 MiB: the windows are whole planes, and a window of one plane reads rows of elements 4
+/// (3) apart, which 1- and 2-byte (1-byte) elements move as the first rows of 4-row
+/// (3-row) rectangles. Widths that leave columns past the rectangles, and a last plane
+/// whose last rectangle would reach past the end of memory.
 #[test]
 fn write_windows_of_single_interleaved_planes() {
-    fn check<A: Bits>(rows: usize, cols: usize) {
-        let a = standard::<A>(&[rows, cols, 4]);
-        let planes = a.view().permuted_axes(vec![2, 0, 1]);
+    fn check<A: Bits>(rows: usize, cols: usize, planes: usize) {
+        let a = standard::<A>(&[rows, cols, planes]);
+        let view = a.view().permuted_axes(vec![2, 0, 1]);
         let plane = rows * cols * A::SIZE;
         let fit = zarr_bytes::TILED_WRITE_BUFFER_SIZE / plane;
-        assert_eq!(fit, 3, "the test's windows are 3 planes and 1");
+        assert_eq!(
+            fit,
+            planes - 1,
+            "the test's windows are all planes but one, then one"
+        );
         for endian in [Endian::Little, Endian::Big] {
-            let lengths = chunks(planes.view(), endian);
-            assert_eq!(lengths, [3 * plane, plane]);
+            let lengths = chunks(view.view(), endian);
+            assert_eq!(lengths, [fit * plane, plane]);
         }
     }
-    check::<u8>(1031, 1029);
-    check::<bool>(1031, 1029);
-    check::<u16>(1031, 515);
-    check::<half::bf16>(1031, 515);
+    check::<u8>(1031, 1029, 4);
+    check::<bool>(1031, 1029, 4);
+    check::<u16>(1031, 515, 4);
+    check::<half::bf16>(1031, 515, 4);
+    // Three planes (an RGB image): 1-byte rows of elements 3 apart.
+    check::<u8>(1031, 1711, 3);
+    check::<bool>(1031, 1711, 3);
 }
 
 #[test]
