@@ -96,7 +96,7 @@ fn parse_args() -> Result<Options, String> {
         match arg.as_str() {
             "--runs" => options.runs = number("--runs", 1)?,
             "--size-mib" => options.size_mib = number("--size-mib", 1)?,
-            "--planes" => options.planes = number("--planes", 1)?.min(16),
+            "--planes" => options.planes = number("--planes", 1)?,
             "--evict-mib" => options.evict_mib = Some(number("--evict-mib", 0)?),
             "--quick" => options.size_mib = 4,
             "--types" => {
@@ -109,6 +109,14 @@ fn parse_args() -> Result<Options, String> {
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    // Every array, of 16-byte elements too, must hold whole planes of 4096 elements.
+    let most = (options.size_mib << 20) / 16 / 4096;
+    if options.planes > most {
+        return Err(format!(
+            "--planes {} needs more than --size-mib {} (at most {most} planes)",
+            options.planes, options.size_mib
+        ));
     }
     Ok(options)
 }
@@ -437,15 +445,11 @@ struct Size {
 
 impl Size {
     /// Elements of `size` bytes per array: the bytes asked for, cut to a whole number of
-    /// planes of whole 4096-element rows (no cut for 4 planes and a power-of-two size).
+    /// planes of whole 4096-element rows (no cut for 4 planes and a power-of-two size;
+    /// `parse_args` makes sure there is one plane at least).
     fn elements(self, size: usize) -> usize {
         let n = self.bytes / size;
-        let unit = self.planes * 4096;
-        if n >= unit {
-            n - n % unit
-        } else {
-            n
-        }
+        n - n % (self.planes * 4096)
     }
 }
 

@@ -52,9 +52,8 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// lone row of elements 4 apart (one of those planes) as their first rows. Tiles of exactly
 /// 3 rows (a stack of 3 planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of
 /// 3 registers (64 MiB `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to
-/// 0.73–0.75); their 2- and
-/// 4-byte elements gained nothing over moving row by row, and scattering has no 3-row
-/// rectangles: undoing the shuffle takes 19 rounds. 4-byte elements
+/// 0.73–0.75); their 2- and 4-byte elements gained nothing over moving row by row, and
+/// scattering has no 3-row rectangles: undoing the shuffle takes 19 rounds. 4-byte elements
 /// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
 /// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79). 8- and
 /// 16-byte elements move one by one down each column of a tall tile, measured faster than
