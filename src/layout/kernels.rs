@@ -52,8 +52,11 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// lone row of elements 4 apart (one of those planes) as their first rows. Tiles of exactly
 /// 3 rows (a stack of 3 planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of
 /// 3 registers (64 MiB `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to
-/// 0.73–0.75); their 2- and 4-byte elements gained nothing over moving row by row, and
-/// scattering has no 3-row rectangles: undoing the shuffle takes 19 rounds. 4-byte elements
+/// 0.73–0.75), and scatter them in the inverse rounds of [`untransposed`] (decoding `u8`
+/// from 0.23–0.25, row by row, to 0.68–0.77, `bool` from 0.13–0.21 to 0.43–0.45, on a
+/// 2-CPU AMD EPYC); their 2- and 4-byte elements gained nothing over moving row by row
+/// when gathered, and have no inverse rounds in SSE2, which packs only 2-byte lanes to
+/// bytes. 4-byte elements
 /// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
 /// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79). 8- and
 /// 16-byte elements move one by one down each column of a tall tile, measured faster than
@@ -156,6 +159,9 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
         (4, 4..) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
         }),
+        (1, 3) => super::scatter::<P, A, 3, 16>(scratch, block, memory, convert, &finish, |s| {
+            untransposed::<Register, _, _, 3, 4>(s)
+        }),
         (8 | 16, 4) => {
             super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
                 moved(s, |x| if swap { swapped(x) } else { x })
@@ -231,6 +237,33 @@ fn interleaved<R: Lanes, const N: usize, const W: usize>(registers: [R; N]) -> [
     })
 }
 
+/// A rectangle of 1-byte elements held in N registers of type `L`, transposed by the
+/// inverse rounds of [`transposed`]: R runs of K (`S = [[u8; K]; R]`) become K runs of R
+/// (`T = [[u8; R]; K]`) in `ROUNDS` = log2(K) rounds. Each round takes the elements at even
+/// numbers, then those at odd numbers, which moves x to x / 2 modulo RK − 1: the inverse
+/// of a perfect shuffle. So log2(K) rounds move i·K + j to j·R + i, for any R; for a height
+/// that is no power of two, [`transposed`] would take many more rounds (3x modulo 47, for
+/// 3 × 16, is 19 perfect shuffles).
+#[inline(always)]
+fn untransposed<L: Lanes, S: Pod, T: Pod, const N: usize, const ROUNDS: usize>(s: S) -> T {
+    let mut registers: [L; N] = bytemuck::cast(s);
+    for _ in 0..ROUNDS {
+        registers = deinterleaved::<_, N>(registers);
+    }
+    bytemuck::cast(registers)
+}
+
+/// One round of [`untransposed`]: the even bytes of every register, then the odd ones.
+/// Each register yields 8 of each, so the output's 8-byte halves are the even halves of
+/// registers 0 to N − 1, then their odd halves, and register k packs halves 2k and 2k + 1.
+#[inline(always)]
+fn deinterleaved<R: Lanes, const N: usize>(registers: [R; N]) -> [R; N] {
+    std::array::from_fn(|k| {
+        let (a, b) = (2 * k, 2 * k + 1);
+        R::deinterleave(registers[a % N], a >= N, registers[b % N], b >= N)
+    })
+}
+
 /// A register of 16 bytes in memory order, as the kernels use it.
 trait Lanes: Pod {
     /// The `W`-byte elements of the low (`a_high`: high) half of `a` and the low
@@ -238,6 +271,8 @@ trait Lanes: Pod {
     fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self;
     /// Each `W`-byte element (W = 2, 4 or 8) with its bytes reversed.
     fn swap_words<const W: usize>(self) -> Self;
+    /// The even (`a_odd`: odd) bytes of `a`, then the even (`b_odd`: odd) bytes of `b`.
+    fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self;
 }
 
 /// A register in plain bytes: the kernels of targets without SSE2, and the definition the
@@ -260,6 +295,17 @@ impl Lanes for [u8; 16] {
             word.reverse();
         }
         self
+    }
+
+    #[inline(always)]
+    fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self {
+        let mut r = [0u8; 16];
+        let (low, high) = r.split_at_mut(8);
+        for (half, register, odd) in [(low, a, a_odd), (high, b, b_odd)] {
+            let bytes = register.iter().skip(usize::from(odd)).step_by(2);
+            half.iter_mut().zip(bytes).for_each(|(h, &x)| *h = x);
+        }
+        r
     }
 }
 
@@ -303,10 +349,11 @@ pub(crate) fn scatter_each<A: Copy + Zeroable>(
 ))]
 mod sse2 {
     use safe_arch::{
-        bitor_m128i, byte_shl_imm_u128_m128i, byte_shr_imm_u128_m128i, m128i, shl_imm_u16_m128i,
-        shr_imm_u16_m128i, shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i,
-        unpack_high_i16_m128i, unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i,
-        unpack_low_i32_m128i, unpack_low_i8_m128i,
+        bitand_m128i, bitor_m128i, byte_shl_imm_u128_m128i, byte_shr_imm_u128_m128i, m128i,
+        pack_i16_to_u8_m128i, set_splat_i16_m128i, shl_imm_u16_m128i, shr_imm_u16_m128i,
+        shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
+        unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
+        unpack_low_i8_m128i,
     };
 
     /// The registers of the rectangles.
@@ -339,6 +386,20 @@ mod sse2 {
         #[inline(always)]
         fn swap_words<const W: usize>(self) -> Self {
             swap_words::<W>(self)
+        }
+
+        #[inline(always)]
+        fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self {
+            // Each byte wanted in the low byte of its pair, the other byte zero, then the
+            // pairs packed to bytes (none saturates).
+            let low = |r: m128i, odd: bool| {
+                if odd {
+                    shr_imm_u16_m128i::<8>(r)
+                } else {
+                    bitand_m128i(r, set_splat_i16_m128i(0x00ff))
+                }
+            };
+            pack_i16_to_u8_m128i(low(a, a_odd), low(b, b_odd))
         }
     }
 
@@ -416,12 +477,13 @@ pub(crate) fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
 mod tests {
     use bytemuck::Pod;
 
-    use super::{transposed, Block, Register};
+    use super::{transposed, untransposed, Block, Register};
 
     /// Every rectangle of the table, forward (K runs of R, in `FORWARD` = log2(K) rounds)
-    /// and back (R runs of K, in `BACK` = log2(R) rounds), with plain byte registers and
-    /// with this target's, against the definition: `result[i][j] == runs[j][i]`, each
-    /// element's bytes reversed when asked.
+    /// and back (R runs of K, in `BACK` = log2(R) rounds, or for a height that is no power
+    /// of two in log2(K) inverse rounds), with plain byte registers and with this target's,
+    /// against the definition: `result[i][j] == runs[j][i]`, each element's bytes reversed
+    /// when asked.
     #[test]
     fn rectangles_transpose() {
         fn check<
@@ -438,8 +500,11 @@ mod tests {
             swapped: impl Fn(T) -> T,
         ) {
             assert_eq!(FORWARD, K.trailing_zeros() as usize, "rounds of {R} × {K}");
-            // Rows of a height that is no power of two go back by other means.
+            // Rows of a height that is no power of two go back in inverse rounds.
             let back_too = R.is_power_of_two();
+            if !back_too {
+                assert_eq!(W, 1, "inverse rounds move bytes");
+            }
             if back_too {
                 assert_eq!(
                     BACK,
@@ -471,6 +536,11 @@ mod tests {
                     let got: [[T; R]; K] =
                         transposed::<Register, _, _, N, W, WORD, BACK>(rows, swap);
                     assert_eq!(got, back, "target registers back, {ctx}");
+                } else {
+                    let got: [[T; R]; K] = untransposed::<[u8; 16], _, _, N, FORWARD>(rows);
+                    assert_eq!(got, back, "plain registers, inverse rounds, {ctx}");
+                    let got: [[T; R]; K] = untransposed::<Register, _, _, N, FORWARD>(rows);
+                    assert_eq!(got, back, "target registers, inverse rounds, {ctx}");
                 }
             }
         }
@@ -478,7 +548,8 @@ mod tests {
         let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
         check::<u8, 16, 8, 8, 1, 1, 3, 4>(byte, |x| x);
         check::<u8, 4, 16, 4, 1, 1, 4, 2>(byte, |x| x);
-        // Three registers: each round's halves straddle the middle one.
+        // Three registers: each round's halves straddle the middle one, and the way back
+        // takes inverse rounds.
         check::<u8, 3, 16, 3, 1, 1, 4, 0>(byte, |x| x);
         check::<u16, 8, 8, 8, 2, 2, 3, 3>(pair, u16::swap_bytes);
         check::<u16, 4, 8, 4, 2, 2, 3, 2>(pair, u16::swap_bytes);
