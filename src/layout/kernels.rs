@@ -47,16 +47,16 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// The table of rectangles: R rows (along memory) × K columns (along the stream) of
 /// `size`-byte elements, N registers of 16 bytes, transposed in log2(K) rounds. Tiles
 /// whose rows run along memory for 16 elements or more move 1-byte elements in 16 × 8
-/// rectangles, 2-byte elements in 8 × 8 squares; short rows (4 to 15 elements, as in a
-/// stack of 4 planes stored interleaved) in 4 × 16 and 4 × 8 rectangles, which also move a
-/// lone row of elements 4 apart (one of those planes) as their first rows. Tiles of exactly
-/// 3 rows (a stack of 3 planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of
-/// 3 registers (64 MiB `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to
-/// 0.73–0.75), and scatter them in the inverse rounds of [`untransposed`] (decoding `u8`
-/// from 0.23–0.25, row by row, to 0.68–0.77, `bool` from 0.13–0.21 to 0.43–0.45, on a
-/// 2-CPU AMD EPYC); their 2- and 4-byte elements gained nothing over moving row by row
-/// when gathered, and have no inverse rounds in SSE2, which packs only 2-byte lanes to
-/// bytes. 4-byte elements
+/// rectangles, 2-byte elements in 8 × 8 squares (scattered in 8 × 4 rectangles: see
+/// [`scatter`]); short rows (4 to 15 elements, as in a stack of 4 planes stored
+/// interleaved) in 4 × 16 and 4 × 8 rectangles, which also move a lone row of elements 4
+/// apart (one of those planes) as their first rows. Tiles of exactly 3 rows (a stack of 3
+/// planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of 3 registers (64 MiB
+/// `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to 0.73–0.75), and
+/// scatter them in the inverse rounds of [`untransposed`] (decoding `u8` from 0.23–0.25,
+/// row by row, to 0.68–0.77, `bool` from 0.13–0.21 to 0.43–0.45, on a 2-CPU AMD EPYC);
+/// their 2- and 4-byte elements gained nothing over moving row by row when gathered, and
+/// have no inverse rounds in SSE2, which packs only 2-byte lanes to bytes. 4-byte elements
 /// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
 /// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79). 8- and
 /// 16-byte elements move one by one down each column of a tall tile, measured faster than
@@ -514,15 +514,14 @@ mod tests {
             assert_eq!(FORWARD, K.trailing_zeros() as usize, "rounds of {R} × {K}");
             // Rows of a height that is no power of two go back in inverse rounds.
             let back_too = R.is_power_of_two();
-            if !back_too {
-                assert_eq!(W, 1, "inverse rounds move bytes");
-            }
             if back_too {
                 assert_eq!(
                     BACK,
                     R.trailing_zeros() as usize,
                     "rounds of {R} × {K} back"
                 );
+            } else {
+                assert_eq!(W, 1, "inverse rounds move bytes");
             }
             let runs: [[T; R]; K] =
                 std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
