@@ -15,7 +15,8 @@
 //!
 //! Benchmark names are `path/layout/endian`. The encoding, decoding and writing paths are
 //! measured in every layout of the `arrays` module (shared with `perf_table`), spelled
-//! with `_` here: `standard`, `fortran`, `transposed`, `3d_swapped` and `3d_201`. One-byte
+//! with `_` here: `standard`, `fortran`, `transposed`, `3d_swapped`, `3d_201` and
+//! `fortran_part`. One-byte
 //! elements have no byte order and are measured once, as `na`. Every call is unwrapped,
 //! so a failing path panics rather than timing its error. `write_zarr_bytes_sink` writes
 //! to a sink whose writes the compiler must assume are read; of a standard array whose

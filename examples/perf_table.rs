@@ -31,7 +31,9 @@
 //! Layouts: `standard` (C order), `fortran`, `transposed` (the `.t()` view of a C-order
 //! array), `3d-swapped` (a 3-D C-order array with its last two axes swapped) and `3d-201`
 //! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
-//! image, whose contiguous axis is 4 elements long). Endian
+//! image, whose contiguous axis is 4 elements long), and `fortran-part` (the first rows of
+//! a Fortran-order array 16 rows taller: a chunk of a taller array, no one memory slice,
+//! whose columns are no multiple of 4 KiB apart). Endian
 //! `n/a` marks one-byte elements and the baselines, which have no byte order.
 //!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory

@@ -2,7 +2,7 @@
 
 use std::io::{self, Read};
 
-use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
+use ndarray::{Array, ArrayBase, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn};
 
 use crate::layout::{self, Block, Visitor};
 use crate::{Element, Endian, Error};
@@ -408,6 +408,8 @@ struct Decoder<'b, A> {
     encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
+    /// Windows of views in memory order ([`Visitor::staged`]).
+    staged: Vec<A>,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -418,6 +420,7 @@ impl<'b, A: Element> Decoder<'b, A> {
             scratch: Vec::new(),
             encoded: Vec::new(),
             invalid: false,
+            staged: Vec::new(),
         }
     }
 
@@ -511,6 +514,31 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             at += len;
         }
         self.scratch = scratch;
+    }
+
+    fn staged(&mut self, view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
+        let order = layout::memory_order(view.shape(), view.strides());
+        let mut view = view.permuted_axes(order.as_slice());
+        let mut buffer = std::mem::take(&mut self.staged);
+        let n = view.len();
+        if buffer.len() < n {
+            buffer.resize(n, A::zeroed());
+        }
+        let staged = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
+            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
+            .permuted_axes(layout::inverse(&order).as_slice());
+        layout::walk(staged, out, self);
+        if !self.invalid {
+            let last = Axis(view.ndim() - 1);
+            let runs = buffer[..n].chunks_exact(view.len_of(last));
+            for (mut lane, run) in view.lanes_mut(last).into_iter().zip(runs) {
+                match lane.as_slice_mut() {
+                    Some(slots) => slots.copy_from_slice(run),
+                    None => lane.iter_mut().zip(run).for_each(|(slot, &x)| *slot = x),
+                }
+            }
+        }
+        self.staged = buffer;
     }
 
     fn tile(&self) -> layout::Tile {

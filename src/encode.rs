@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
+use ndarray::{ArrayBase, ArrayView, Axis, Data, Dimension, IxDyn};
 
 use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
@@ -28,6 +28,10 @@ pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 /// A window that cannot hold one whole index of that axis within this size (planes of over
 /// 4 MiB stored interleaved, viewed plane axis first) gains nothing from a bigger buffer:
 /// the stream holds each plane whole, so every window reads memory across all planes.
+///
+/// A part of a bigger array in such a layout (a chunk of an array in Fortran order: no one
+/// memory slice) is written through a buffer of this size too, each window copied in its
+/// memory order before it moves in tiles.
 pub const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
 
 /// Encode an array with the `bytes` codec.
@@ -140,7 +144,14 @@ where
         }
         let view = self.view().into_dyn();
         let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
-        let per_window = write_window::<A>(one_slice.as_ref().map(|(strided, _)| strided));
+        let per_window = match &one_slice {
+            Some((strided, _)) => write_window::<A>(Some(strided)),
+            // Staged in windows of their own, which need rows enough for whole tiles.
+            None if layout::staged(view.shape(), view.strides()) => {
+                (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
+            }
+            None => write_window::<A>(None),
+        };
         let mut buffer = vec![0u8; per_window.min(len) * A::SIZE];
         let mut result = Ok(());
         match one_slice {
@@ -263,6 +274,8 @@ struct Scratch<A> {
     elements: Vec<A>,
     /// Tiles of 1-byte elements, gathered as the bytes they are.
     bytes: Vec<u8>,
+    /// Windows of views in memory order ([`Visitor::staged`]).
+    staged: Vec<A>,
 }
 
 impl<A> Default for Scratch<A> {
@@ -270,6 +283,7 @@ impl<A> Default for Scratch<A> {
         Scratch {
             elements: Vec::new(),
             bytes: Vec::new(),
+            staged: Vec::new(),
         }
     }
 }
@@ -354,6 +368,29 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             A::write(&scratch[..len], self.endian, &mut self.out[at..at + n]);
             at += n;
         }
+    }
+
+    fn staged(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
+        let order = layout::memory_order(view.shape(), view.strides());
+        let view = view.permuted_axes(order.as_slice());
+        let mut buffer = std::mem::take(&mut self.scratch.staged);
+        buffer.clear();
+        let last = Axis(view.ndim() - 1);
+        let mut ahead = view.lanes(last).into_iter().skip(layout::ROWS_AHEAD);
+        for lane in view.lanes(last) {
+            if let Some(run) = ahead.next().and_then(|lane| lane.to_slice()) {
+                layout::prefetch(run, 0, run.len(), false);
+            }
+            match lane.to_slice() {
+                Some(run) => buffer.extend_from_slice(run),
+                None => buffer.extend(lane.iter().copied()),
+            }
+        }
+        let staged = ArrayView::from_shape(view.raw_dim(), &buffer[..])
+            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
+            .permuted_axes(layout::inverse(&order).as_slice());
+        layout::walk(staged, out, self);
+        self.scratch.staged = buffer;
     }
 
     fn tile(&self) -> layout::Tile {

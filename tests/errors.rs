@@ -156,8 +156,9 @@ fn decoded_in_every_traversal(
     rows: usize,
     cols: usize,
     bytes: &[u8],
-) -> [(&'static str, Result<Vec<bool>, Error>); 4] {
+) -> [(&'static str, Result<Vec<bool>, Error>); 5] {
     let mut fortran = Array2::from_elem((rows, cols).f(), false);
+    let mut part = Array2::from_elem((rows + 3, cols + 2).f(), false);
     let mut stepped = Array2::from_elem((rows, 2 * cols), false);
     let mut reversed = Array2::from_elem((rows, cols).f(), false);
     let mut stacked = ndarray::Array3::from_elem((rows / 4, cols, 4), false);
@@ -177,6 +178,11 @@ fn decoded_in_every_traversal(
         (
             "stacked",
             values(stacked.view_mut().permuted_axes([2, 0, 1]), bytes),
+        ),
+        // A part of an array in Fortran order: staged in memory order, then in tiles.
+        (
+            "fortran part",
+            values(part.slice_mut(ndarray::s![2..rows + 2, 1..cols + 1]), bytes),
         ),
     ]
 }

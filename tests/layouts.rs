@@ -267,15 +267,10 @@ fn write_windows_hold_whole_tiles() {
         chunks(f.view().into_dyn(), Endian::Little),
         [448 * row, 448 * row, 104 * row]
     );
-    // Not one memory slice: the traversal cuts it into rows, which no window depth keeps
-    // in tiles, so windows stay within 256 KiB.
+    // A part of it, not one memory slice: staged in memory order in windows of whole rows
+    // within 4 MiB, all of its 999 rows here.
     let sliced = f.slice(ndarray::s![..999, ..]);
-    let lengths = chunks(sliced.into_dyn(), Endian::Little);
-    assert!(
-        lengths.iter().all(|&n| n <= WRITE_BUFFER_SIZE),
-        "{lengths:?}"
-    );
-    assert_eq!(lengths.iter().sum::<usize>(), 999 * row);
+    assert_eq!(chunks(sliced.into_dyn(), Endian::Little), [999 * row]);
     // Two tiles of 2-byte elements are 256 rows deep, 10.2 MB of 20000-element rows here:
     // the windows hold as many whole rows as fit 4 MiB.
     let a = standard::<u16>(&[300, 20_000]);
@@ -287,6 +282,12 @@ fn write_windows_hold_whole_tiles() {
     assert_eq!(
         chunks(f.view().into_dyn(), Endian::Big),
         [rows * row, rows * row, (300 - 2 * rows) * row]
+    );
+    // And a part of it, staged: the same windows of whole rows.
+    let part = f.slice(ndarray::s![1.., ..]);
+    assert_eq!(
+        chunks(part.into_dyn(), Endian::Big),
+        [rows * row, rows * row, (299 - 2 * rows) * row]
     );
     // Planes stored interleaved, viewed (2, 0, 1), which the tiles read 4 deep: all 4
     // planes fit 4 MiB here, so one window holds them.

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 use std::io;
 
-use ndarray::{Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+use ndarray::{s, Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
 
 /// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
 pub fn shape2(n: usize) -> (usize, usize) {
@@ -28,10 +28,22 @@ pub fn shape3(n: usize, planes: usize) -> (usize, usize, usize) {
 
 /// The layouts every conversion is measured in, in the tables' order: `standard` (C order),
 /// `fortran`, `transposed` (the `.t()` view of a C-order array), `3d-swapped` (a 3-D
-/// C-order array with its last two axes swapped) and `3d-201` (a 3-D C-order array with
+/// C-order array with its last two axes swapped), `3d-201` (a 3-D C-order array with
 /// its axes permuted by `(2, 0, 1)`: planes of an interleaved image, whose contiguous axis
-/// is as long as there are planes, 4 unless asked otherwise).
-pub const LAYOUTS: [&str; 5] = ["standard", "fortran", "transposed", "3d-swapped", "3d-201"];
+/// is as long as there are planes, 4 unless asked otherwise) and `fortran-part` (the
+/// first rows of a Fortran-order array [`PART_ROWS`] rows taller, as a chunk of a taller
+/// array is: no one memory slice).
+pub const LAYOUTS: [&str; 6] = [
+    "standard",
+    "fortran",
+    "transposed",
+    "3d-swapped",
+    "3d-201",
+    "fortran-part",
+];
+
+/// The rows of the `fortran-part` layout's array that its view leaves out.
+pub const PART_ROWS: usize = 16;
 
 /// One array of one element type in each of [`LAYOUTS`]. Every layout holds the same
 /// logical values, so every path converts exactly the same bytes.
@@ -44,6 +56,8 @@ pub struct Arrays<T> {
     pub swapped: Array3<T>,
     /// C order with axes (1, 2, 0) of the 3-D view: permuting by (2, 0, 1) gives it.
     pub planes: Array3<T>,
+    /// Fortran order, [`PART_ROWS`] rows taller: its first rows give the part's view.
+    pub part: Array2<T>,
 }
 
 impl<T> Arrays<T> {
@@ -58,6 +72,7 @@ impl<T> Arrays<T> {
             transposed: Array2::from_shape_fn((cols, rows), |(j, i)| value(i * cols + j)),
             swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
             planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
+            part: Array2::from_shape_fn((rows + PART_ROWS, cols).f(), |(i, j)| value(i * cols + j)),
         }
     }
 
@@ -69,6 +84,7 @@ impl<T> Arrays<T> {
             "transposed" => self.transposed.t().into_dyn(),
             "3d-swapped" => self.swapped.view().permuted_axes([0, 2, 1]).into_dyn(),
             "3d-201" => self.planes.view().permuted_axes([2, 0, 1]).into_dyn(),
+            "fortran-part" => self.part.slice(s![..self.standard.nrows(), ..]).into_dyn(),
             _ => unreachable!("a layout of LAYOUTS"),
         }
     }
@@ -81,6 +97,10 @@ impl<T> Arrays<T> {
             "transposed" => self.transposed.view_mut().reversed_axes().into_dyn(),
             "3d-swapped" => self.swapped.view_mut().permuted_axes([0, 2, 1]).into_dyn(),
             "3d-201" => self.planes.view_mut().permuted_axes([2, 0, 1]).into_dyn(),
+            "fortran-part" => {
+                let rows = self.standard.nrows();
+                self.part.slice_mut(s![..rows, ..]).into_dyn()
+            }
             _ => unreachable!("a layout of LAYOUTS"),
         }
     }

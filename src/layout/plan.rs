@@ -296,16 +296,60 @@ pub(crate) trait Visitor<V: View> {
     fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
+    /// Convert a view of [`STAGED_BYTES`] at most whose elements are not one memory slice
+    /// and whose last axis is not the one closest in memory (a part of an array in Fortran
+    /// order, or permuted), at `out`: through a buffer that holds its elements in memory
+    /// order ([`memory_order`]), which [`walk`] then takes as one memory slice.
+    fn staged(&mut self, view: V, out: usize);
     /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
     /// The byte address of stream position 0.
     fn stream(&self) -> usize;
 }
 
+/// Bytes of the views that a [`Visitor`] stages at a time: a window of a part of a bigger
+/// array, cut in stream order ([`windows`]). Each of its memory runs is as long as its
+/// rows are few, so the window is as big as the cache allows: a 8176 × 4096 `u16` part of
+/// a Fortran-order array encoded at 2.0 GB/s in windows of 1 MiB (runs of 256 bytes, each
+/// from another page), 3.5 GB/s in windows of 4 MiB (measured on a 2-CPU AMD EPYC).
+pub(crate) const STAGED_BYTES: usize = 1 << 22;
+
+/// The axes of a view from the farthest apart in memory to the closest, by the size of
+/// their strides: the view permuted so has its elements in memory order, as far as they
+/// are in any. Axes of length 1, whose strides say nothing, come first, then broadcast
+/// axes (stride 0), which repeat the whole of what follows; ties keep axis order.
+pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    order.sort_by_key(|&k| {
+        let stride = strides[k].unsigned_abs();
+        (shape[k] > 1, stride != 0, std::cmp::Reverse(stride))
+    });
+    order
+}
+
+/// Whether [`walk`] stages a view of two or more axes that is not one memory slice
+/// ([`Visitor::staged`]): when it has elements and its last axis longer than 1 is not the
+/// one closest in memory.
+pub(crate) fn staged(shape: &[usize], strides: &[isize]) -> bool {
+    let rows = (0..shape.len()).rev().find(|&k| shape[k] > 1);
+    let closest = memory_order(shape, strides).last().copied();
+    shape.len() > 1 && !shape.contains(&0) && rows.is_some() && closest != rows
+}
+
+/// The permutation that undoes `order`.
+pub(crate) fn inverse(order: &[usize]) -> Vec<usize> {
+    let mut inverse = vec![0; order.len()];
+    for (k, &axis) in order.iter().enumerate() {
+        inverse[axis] = k;
+    }
+    inverse
+}
+
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
 pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
     let ndim = view.shape().len();
     let mut view = view;
+    let plannable = Strided::of(view.shape(), view.strides()).is_some();
     if let Some(strided) = Strided::of(view.shape(), view.strides()) {
         match view.into_memory() {
             Ok(mut memory) => {
@@ -326,6 +370,19 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
     if ndim == 1 {
         visitor.strided(view, out);
         return;
+    }
+    if plannable && staged(view.shape(), view.strides()) {
+        // Not one block of memory, and its rows do not run along memory (a part of an
+        // array in Fortran order, or permuted): split along axis 0 down to its rows, it
+        // would take each element from another cache line. Its windows are staged in
+        // memory order instead, and move in tiles from there (measured on a 2-CPU AMD
+        // EPYC, big-endian `u16`, a 4096 × 2048 part of an 8192 × 4096 array in Fortran
+        // order and a 64 × 512 × 256 part of a 64 × 512 × 1024 stack with its last two
+        // axes swapped: encoding and decoding from 0.07 GB/s to 2.8–3.6 GB/s).
+        let per_window = (STAGED_BYTES / visitor.tile().size.max(1)).max(1);
+        return windows(view, per_window, out, &mut |piece, at| {
+            visitor.staged(piece, at)
+        });
     }
     // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
     let len = view.shape()[0];

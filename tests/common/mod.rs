@@ -193,9 +193,13 @@ pub enum Layout {
     Stepped,
     SteppedBackFortran,
     SubSlice,
+    /// A part of an array in Fortran order, as a chunk of it is.
+    FortranSubSlice,
+    /// A part of a permuted array, stepping backwards along its first axis.
+    PermutedSubSliceBack,
 }
 
-pub const LAYOUTS: [Layout; 11] = [
+pub const LAYOUTS: [Layout; 13] = [
     Layout::Standard,
     Layout::Fortran,
     Layout::Transposed,
@@ -207,6 +211,8 @@ pub const LAYOUTS: [Layout; 11] = [
     Layout::Stepped,
     Layout::SteppedBackFortran,
     Layout::SubSlice,
+    Layout::FortranSubSlice,
+    Layout::PermutedSubSliceBack,
 ];
 
 impl Layout {
@@ -220,15 +226,22 @@ impl Layout {
                 | Layout::FortranReversedFirst
                 | Layout::FortranReversedLast
                 | Layout::SteppedBackFortran
+                | Layout::FortranSubSlice
         );
         match self {
             Layout::Transposed => s.reverse(),
             Layout::Permuted if n > 1 => s.rotate_left(1),
+            Layout::PermutedSubSliceBack => {
+                s.iter_mut().for_each(|l| *l += 3);
+                if n > 1 {
+                    s.rotate_left(1);
+                }
+            }
             Layout::SwappedLastTwo if n > 1 => s.swap(n - 2, n - 1),
             Layout::Stepped | Layout::SteppedBackFortran => {
                 s.iter_mut().for_each(|l| *l = *l * 2 + 3)
             }
-            Layout::SubSlice => s.iter_mut().for_each(|l| *l += 2),
+            Layout::SubSlice | Layout::FortranSubSlice => s.iter_mut().for_each(|l| *l += 2),
             _ => {}
         }
         if fortran {
@@ -276,8 +289,18 @@ impl Layout {
                 });
                 v
             }
-            Layout::SubSlice => {
+            Layout::SubSlice | Layout::FortranSubSlice => {
                 v.slice_each_axis_inplace(|ax| Slice::new(1, Some(ax.len as isize - 1), 1));
+                v
+            }
+            Layout::PermutedSubSliceBack => {
+                let mut axes: Vec<usize> = (0..n).collect();
+                axes.rotate_right(n.min(1));
+                let mut v = v.permuted_axes(axes);
+                v.slice_each_axis_inplace(|ax| {
+                    let step = if ax.axis.index() == 0 { -1 } else { 1 };
+                    Slice::new(2, Some(ax.len as isize - 1), step)
+                });
                 v
             }
             _ => v,
