@@ -2,7 +2,9 @@
 
 use std::io::{self, Read};
 
-use ndarray::{Array, ArrayBase, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn};
+use ndarray::{
+    Array, ArrayBase, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, Ix2, IxDyn,
+};
 
 use crate::layout::{self, Block, Visitor};
 use crate::{Element, Endian, Error};
@@ -408,8 +410,8 @@ struct Decoder<'b, A> {
     encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
-    /// Windows of views in memory order ([`Visitor::staged`]).
-    staged: Vec<A>,
+    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
+    reordered: Vec<A>,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -420,7 +422,7 @@ impl<'b, A: Element> Decoder<'b, A> {
             scratch: Vec::new(),
             encoded: Vec::new(),
             invalid: false,
-            staged: Vec::new(),
+            reordered: Vec::new(),
         }
     }
 
@@ -439,6 +441,54 @@ impl<'b, A: Element> Decoder<'b, A> {
             check_invalid::<A>(self.bytes, 0)?;
         }
         Ok(())
+    }
+}
+
+/// Fill `view` from `buffer` in C order, one lane of its last axis at a time (in memory
+/// order, for a view permuted by [`layout::memory_order`]), asking for the memory of the
+/// lanes ahead as it goes; `buffer` holds its elements.
+fn fill_lanes<A: Copy>(mut view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
+    // Axes of length 1 lead (see `memory_order`): dropped, the lanes are rows of 2 axes
+    // more often, which ndarray walks faster than lanes of any number of axes.
+    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
+        view = view.index_axis_move(Axis(0), 0);
+    }
+    if view.ndim() > 2 {
+        let per = view.len() / view.len_of(Axis(0)).max(1);
+        let parts = buffer.chunks_exact(per.max(1));
+        return view
+            .outer_iter_mut()
+            .zip(parts)
+            .for_each(|(v, part)| fill_lanes(v, part));
+    }
+    if view.ndim() < 2 {
+        return match view.as_slice_mut() {
+            Some(slots) => slots.copy_from_slice(buffer),
+            None => view.iter_mut().zip(buffer).for_each(|(slot, &x)| *slot = x),
+        };
+    }
+    let mut rest = view
+        .into_dimensionality::<Ix2>()
+        .unwrap_or_else(|_| unreachable!("2 axes"));
+    let mut runs = buffer.chunks_exact(rest.ncols().max(1));
+    // A group of lanes at a time, asking for the memory of the next group as it goes: the
+    // lanes of a part of a bigger array are runs spread over many pages, which the
+    // hardware does not prefetch.
+    while rest.nrows() > 0 {
+        let take = layout::ROWS_AHEAD.min(rest.nrows());
+        let (mut group, next) = rest.split_at(Axis(0), take);
+        for lane in next.rows().into_iter().take(layout::ROWS_AHEAD) {
+            if let Some(run) = lane.to_slice() {
+                layout::prefetch(run, 0, run.len(), true);
+            }
+        }
+        for (mut lane, run) in group.rows_mut().into_iter().zip(&mut runs) {
+            match lane.as_slice_mut() {
+                Some(slots) => slots.copy_from_slice(run),
+                None => lane.iter_mut().zip(run).for_each(|(slot, &x)| *slot = x),
+            }
+        }
+        rest = next;
     }
 }
 
@@ -516,29 +566,22 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         self.scratch = scratch;
     }
 
-    fn staged(&mut self, view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
+    fn in_memory_order(&mut self, view: ArrayViewMut<'a, A, IxDyn>, stream: &[usize], out: usize) {
         let order = layout::memory_order(view.shape(), view.strides());
-        let mut view = view.permuted_axes(order.as_slice());
-        let mut buffer = std::mem::take(&mut self.staged);
+        let view = view.permuted_axes(order.as_slice());
+        let mut buffer = std::mem::take(&mut self.reordered);
         let n = view.len();
         if buffer.len() < n {
             buffer.resize(n, A::zeroed());
         }
-        let staged = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
+        let reordered = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
             .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
             .permuted_axes(layout::inverse(&order).as_slice());
-        layout::walk(staged, out, self);
+        layout::walk_placed(reordered, stream, out, self);
         if !self.invalid {
-            let last = Axis(view.ndim() - 1);
-            let runs = buffer[..n].chunks_exact(view.len_of(last));
-            for (mut lane, run) in view.lanes_mut(last).into_iter().zip(runs) {
-                match lane.as_slice_mut() {
-                    Some(slots) => slots.copy_from_slice(run),
-                    None => lane.iter_mut().zip(run).for_each(|(slot, &x)| *slot = x),
-                }
-            }
+            fill_lanes(view, &buffer[..n]);
         }
-        self.staged = buffer;
+        self.reordered = buffer;
     }
 
     fn tile(&self) -> layout::Tile {

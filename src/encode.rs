@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use ndarray::{ArrayBase, ArrayView, Axis, Data, Dimension, IxDyn};
+use ndarray::{ArrayBase, ArrayView, Axis, Data, Dimension, Ix2, IxDyn};
 
 use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
@@ -146,8 +146,8 @@ where
         let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
         let per_window = match &one_slice {
             Some((strided, _)) => write_window::<A>(Some(strided)),
-            // Staged in windows of their own, which need rows enough for whole tiles.
-            None if layout::staged(view.shape(), view.strides()) => {
+            // Moved through memory order in blocks as deep as the window is.
+            None if layout::reorders(view.shape(), view.strides()) => {
                 (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
             }
             None => write_window::<A>(None),
@@ -274,8 +274,8 @@ struct Scratch<A> {
     elements: Vec<A>,
     /// Tiles of 1-byte elements, gathered as the bytes they are.
     bytes: Vec<u8>,
-    /// Windows of views in memory order ([`Visitor::staged`]).
-    staged: Vec<A>,
+    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
+    reordered: Vec<A>,
 }
 
 impl<A> Default for Scratch<A> {
@@ -283,7 +283,41 @@ impl<A> Default for Scratch<A> {
         Scratch {
             elements: Vec::new(),
             bytes: Vec::new(),
-            staged: Vec::new(),
+            reordered: Vec::new(),
+        }
+    }
+}
+
+/// Append the elements of `view` to `buffer` in C order, one lane of its last axis at a
+/// time (in memory order, for a view permuted by [`layout::memory_order`]), asking for the
+/// memory of the lanes [`layout::ROWS_AHEAD`] ahead as it goes: the lanes of a part of a
+/// bigger array are runs spread over many pages, which the hardware does not prefetch.
+fn append_lanes<A: Copy>(mut view: ArrayView<'_, A, IxDyn>, buffer: &mut Vec<A>) {
+    // Axes of length 1 lead (see `memory_order`): dropped, the lanes are rows of 2 axes
+    // more often, which ndarray walks faster than lanes of any number of axes.
+    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
+        view = view.index_axis_move(Axis(0), 0);
+    }
+    if view.ndim() > 2 {
+        return view.outer_iter().for_each(|v| append_lanes(v, buffer));
+    }
+    if view.ndim() < 2 {
+        return match view.to_slice() {
+            Some(run) => buffer.extend_from_slice(run),
+            None => buffer.extend(view.iter().copied()),
+        };
+    }
+    let view = view
+        .into_dimensionality::<Ix2>()
+        .unwrap_or_else(|_| unreachable!("2 axes"));
+    let mut ahead = view.rows().into_iter().skip(layout::ROWS_AHEAD);
+    for lane in view.rows() {
+        if let Some(run) = ahead.next().and_then(|lane| lane.to_slice()) {
+            layout::prefetch(run, 0, run.len(), false);
+        }
+        match lane.to_slice() {
+            Some(run) => buffer.extend_from_slice(run),
+            None => buffer.extend(lane.iter().copied()),
         }
     }
 }
@@ -370,27 +404,17 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         }
     }
 
-    fn staged(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
+    fn in_memory_order(&mut self, view: ArrayView<'a, A, IxDyn>, stream: &[usize], out: usize) {
         let order = layout::memory_order(view.shape(), view.strides());
         let view = view.permuted_axes(order.as_slice());
-        let mut buffer = std::mem::take(&mut self.scratch.staged);
+        let mut buffer = std::mem::take(&mut self.scratch.reordered);
         buffer.clear();
-        let last = Axis(view.ndim() - 1);
-        let mut ahead = view.lanes(last).into_iter().skip(layout::ROWS_AHEAD);
-        for lane in view.lanes(last) {
-            if let Some(run) = ahead.next().and_then(|lane| lane.to_slice()) {
-                layout::prefetch(run, 0, run.len(), false);
-            }
-            match lane.to_slice() {
-                Some(run) => buffer.extend_from_slice(run),
-                None => buffer.extend(lane.iter().copied()),
-            }
-        }
-        let staged = ArrayView::from_shape(view.raw_dim(), &buffer[..])
+        append_lanes(view.view(), &mut buffer);
+        let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..])
             .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
             .permuted_axes(layout::inverse(&order).as_slice());
-        layout::walk(staged, out, self);
-        self.scratch.staged = buffer;
+        layout::walk_placed(reordered, stream, out, self);
+        self.scratch.reordered = buffer;
     }
 
     fn tile(&self) -> layout::Tile {

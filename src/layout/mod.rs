@@ -11,8 +11,9 @@
 //! cache lines a few runs ahead are requested ([`prefetch`], [`ROWS_AHEAD`]), so the short
 //! runs of a tile do not wait on memory one miss at a time. A part of a bigger array whose
 //! last axis is not the one closest in memory (a chunk of an array in Fortran order) is no
-//! one memory slice: it is copied, a window of at most 4 MiB at a time, to or from a buffer
-//! in its memory order ([`Visitor::staged`]), which moves in tiles as any other slice.
+//! one memory slice: it is copied, a block of at most 4 MiB at a time, to or from a buffer
+//! in its memory order ([`Visitor::in_memory_order`]), which moves in tiles as any other
+//! slice.
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
@@ -29,8 +30,8 @@ mod plan;
 
 pub(crate) use gather::{gather, prefetch, request_line, scatter, ROWS_AHEAD};
 pub(crate) use plan::{
-    inverse, memory_order, plan, scatter_tile, staged, tile, tiled_window, walk, windows, Block,
-    Origin, Strided, Tile, Visitor,
+    inverse, memory_order, plan, reorders, scatter_tile, tile, tiled_window, walk, walk_placed,
+    windows, Block, Origin, Strided, Tile, Visitor,
 };
 
 /// Bytes of a cache line.

@@ -12,7 +12,11 @@ pub(crate) trait Split: Sized {
     fn shape(&self) -> &[usize];
     fn strides(&self) -> &[isize];
     /// Indices `..index` and `index..` of axis 0.
-    fn split_at(self, index: usize) -> (Self, Self);
+    fn split_at(self, index: usize) -> (Self, Self) {
+        self.split_axis(0, index)
+    }
+    /// Indices `..index` and `index..` of `axis`.
+    fn split_axis(self, axis: usize, index: usize) -> (Self, Self);
     /// Index 0 of axis 0, without that axis.
     fn into_first(self) -> Self;
 }
@@ -91,7 +95,6 @@ impl Strided {
     }
 
     /// The same elements placed in the stream with the given strides.
-    #[cfg(feature = "rayon")]
     pub fn with_stream(mut self, stream: &[usize]) -> Self {
         self.stream[..self.ndim].copy_from_slice(stream);
         self
@@ -105,12 +108,12 @@ impl Split for Strided {
     fn strides(&self) -> &[isize] {
         &self.strides[..self.ndim]
     }
-    fn split_at(self, index: usize) -> (Self, Self) {
+    fn split_axis(self, axis: usize, index: usize) -> (Self, Self) {
         let (mut head, mut tail) = (self, self);
-        head.shape[0] = index;
-        tail.shape[0] -= index;
-        if index < self.shape[0] {
-            tail.first = (self.first as isize + index as isize * self.strides[0]) as usize;
+        head.shape[axis] = index;
+        tail.shape[axis] -= index;
+        if index < self.shape[axis] {
+            tail.first = (self.first as isize + index as isize * self.strides[axis]) as usize;
         }
         (head, tail)
     }
@@ -130,8 +133,8 @@ impl<A> Split for ArrayView<'_, A, IxDyn> {
     fn strides(&self) -> &[isize] {
         ArrayView::strides(self)
     }
-    fn split_at(self, index: usize) -> (Self, Self) {
-        ArrayView::split_at(self, Axis(0), index)
+    fn split_axis(self, axis: usize, index: usize) -> (Self, Self) {
+        ArrayView::split_at(self, Axis(axis), index)
     }
     fn into_first(self) -> Self {
         self.index_axis_move(Axis(0), 0)
@@ -155,8 +158,8 @@ impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
     fn strides(&self) -> &[isize] {
         ArrayViewMut::strides(self)
     }
-    fn split_at(self, index: usize) -> (Self, Self) {
-        ArrayViewMut::split_at(self, Axis(0), index)
+    fn split_axis(self, axis: usize, index: usize) -> (Self, Self) {
+        ArrayViewMut::split_at(self, Axis(axis), index)
     }
     fn into_first(self) -> Self {
         self.index_axis_move(Axis(0), 0)
@@ -296,23 +299,23 @@ pub(crate) trait Visitor<V: View> {
     fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
-    /// Convert a view of [`STAGED_BYTES`] at most whose elements are not one memory slice
-    /// and whose last axis is not the one closest in memory (a part of an array in Fortran
-    /// order, or permuted), at `out`: through a buffer that holds its elements in memory
-    /// order ([`memory_order`]), which [`walk`] then takes as one memory slice.
-    fn staged(&mut self, view: V, out: usize);
+    /// Convert a block of [`REORDERED_BYTES`] at most of a view whose elements are not one
+    /// memory slice and whose last axis is not the one closest in memory (a part of an
+    /// array in Fortran order, or permuted), its elements placed in the stream from `out`
+    /// by `stream` strides: through a buffer that holds them in memory order
+    /// ([`memory_order`]), which [`walk_placed`] takes as one memory slice.
+    fn in_memory_order(&mut self, view: V, stream: &[usize], out: usize);
     /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
     /// The byte address of stream position 0.
     fn stream(&self) -> usize;
 }
 
-/// Bytes of the views that a [`Visitor`] stages at a time: a window of a part of a bigger
-/// array, cut in stream order ([`windows`]). Each of its memory runs is as long as its
-/// rows are few, so the window is as big as the cache allows: a 8176 × 4096 `u16` part of
-/// a Fortran-order array encoded at 2.0 GB/s in windows of 1 MiB (runs of 256 bytes, each
-/// from another page), 3.5 GB/s in windows of 4 MiB (measured on a 2-CPU AMD EPYC).
-pub(crate) const STAGED_BYTES: usize = 1 << 22;
+/// Bytes of the blocks of a view that a [`Visitor`] moves through a buffer in memory order
+/// ([`Visitor::in_memory_order`]), at most: deep enough along both the axis closest in
+/// memory and the last axis ([`block_sizes`]) that the runs copied from memory and the
+/// rows written to the stream are long.
+pub(crate) const REORDERED_BYTES: usize = 1 << 22;
 
 /// The axes of a view from the farthest apart in memory to the closest, by the size of
 /// their strides: the view permuted so has its elements in memory order, as far as they
@@ -327,10 +330,10 @@ pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     order
 }
 
-/// Whether [`walk`] stages a view of two or more axes that is not one memory slice
-/// ([`Visitor::staged`]): when it has elements and its last axis longer than 1 is not the
-/// one closest in memory.
-pub(crate) fn staged(shape: &[usize], strides: &[isize]) -> bool {
+/// Whether [`walk`] moves a view of two or more axes that is not one memory slice through
+/// a buffer in memory order ([`Visitor::in_memory_order`]): when it has elements and its
+/// last axis longer than 1 is not the one closest in memory.
+pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
     let rows = (0..shape.len()).rev().find(|&k| shape[k] > 1);
     let closest = memory_order(shape, strides).last().copied();
     shape.len() > 1 && !shape.contains(&0) && rows.is_some() && closest != rows
@@ -352,18 +355,7 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
     let plannable = Strided::of(view.shape(), view.strides()).is_some();
     if let Some(strided) = Strided::of(view.shape(), view.strides()) {
         match view.into_memory() {
-            Ok(mut memory) => {
-                let tile = visitor.tile();
-                let origin = Origin {
-                    memory: V::address(&memory),
-                    stream: visitor.stream().wrapping_add(out * tile.size),
-                };
-                plan(&strided, tile, origin, |mut block| {
-                    block.out += out;
-                    visitor.block(&mut memory, block)
-                });
-                return;
-            }
+            Ok(memory) => return planned(memory, &strided, out, visitor),
             Err(v) => view = v,
         }
     }
@@ -371,17 +363,21 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         visitor.strided(view, out);
         return;
     }
-    if plannable && staged(view.shape(), view.strides()) {
+    if plannable && reorders(view.shape(), view.strides()) {
         // Not one block of memory, and its rows do not run along memory (a part of an
         // array in Fortran order, or permuted): split along axis 0 down to its rows, it
-        // would take each element from another cache line. Its windows are staged in
-        // memory order instead, and move in tiles from there (measured on a 2-CPU AMD
-        // EPYC, big-endian `u16`, a 4096 × 2048 part of an 8192 × 4096 array in Fortran
-        // order and a 64 × 512 × 256 part of a 64 × 512 × 1024 stack with its last two
-        // axes swapped: encoding and decoding from 0.07 GB/s to 2.8–3.6 GB/s).
-        let per_window = (STAGED_BYTES / visitor.tile().size.max(1)).max(1);
-        return windows(view, per_window, out, &mut |piece, at| {
-            visitor.staged(piece, at)
+        // would take each element from another cache line (0.007 of memcpy for a 64 MiB
+        // part in Fortran order). Its blocks go through memory order instead, and move in
+        // tiles from there (`perf_table`'s `fortran-part` rows, 64 MiB, `u8`, `u16` and
+        // `f64` on a 2-CPU AMD EPYC: 0.38–0.51 of memcpy encoding and decoding).
+        let most = (REORDERED_BYTES / visitor.tile().size.max(1)).max(1);
+        let sizes = block_sizes(view.shape(), view.strides(), most);
+        let mut stream = vec![1; ndim];
+        for k in (0..ndim - 1).rev() {
+            stream[k] = stream[k + 1] * view.shape()[k + 1];
+        }
+        return blocks(view, &sizes, &stream, 0, out, &mut |block, at| {
+            visitor.in_memory_order(block, &stream, at)
         });
     }
     // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
@@ -391,6 +387,99 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         let (first, rest) = view.split_at(1);
         walk(first.into_first(), out + i * inner, visitor);
         view = rest;
+    }
+}
+
+/// Visit every element of `view`, which is one memory slice, its elements placed in the
+/// stream from `out` by `stream` strides (a block of a bigger view: see [`blocks`]).
+pub(crate) fn walk_placed<V: View, T: Visitor<V>>(
+    view: V,
+    stream: &[usize],
+    out: usize,
+    visitor: &mut T,
+) {
+    let strided = Strided::of(view.shape(), view.strides());
+    match (strided, view.into_memory()) {
+        (Some(strided), Ok(memory)) => planned(memory, &strided.with_stream(stream), out, visitor),
+        _ => unreachable!("a buffer in memory order, of as many axes as its view"),
+    }
+}
+
+/// Visit the blocks of `strided`, whose elements are `memory`, from stream position `out`.
+fn planned<V: View, T: Visitor<V>>(
+    mut memory: V::Memory,
+    strided: &Strided,
+    out: usize,
+    visitor: &mut T,
+) {
+    let tile = visitor.tile();
+    let origin = Origin {
+        memory: V::address(&memory),
+        stream: visitor.stream().wrapping_add(out * tile.size),
+    };
+    plan(strided, tile, origin, |mut block| {
+        block.out += out;
+        visitor.block(&mut memory, block)
+    });
+}
+
+/// Indices along each axis of the blocks that [`walk`] cuts a view into for
+/// [`Visitor::in_memory_order`], `most` elements at most: as deep along the axis closest in
+/// memory as along the last (the square root of `most`, unless one of them is shorter), so
+/// that both the runs copied from memory and the rows written to the stream are long;
+/// then, when those two axes are whole, as many indices of the other axes as fit, from the
+/// closest in memory. Windows of whole stream rows instead read runs as short as the rows
+/// are few, each from another page: 0.24–0.41 of memcpy against 0.38–0.51 for these
+/// blocks (`perf_table --runs 3`, 64 MiB `fortran-part` encoding and decoding of `u8`,
+/// `u16` and `f64`, two alternated pairs on a 2-CPU AMD EPYC).
+fn block_sizes(shape: &[usize], strides: &[isize], most: usize) -> Vec<usize> {
+    let order = memory_order(shape, strides);
+    let closest = order.last().copied().unwrap_or(0);
+    let last = (0..shape.len()).rev().find(|&k| shape[k] > 1).unwrap_or(0);
+    let mut sizes = vec![1; shape.len()];
+    let side = ((most as f64).sqrt() as usize).max(most / shape[last]);
+    sizes[closest] = shape[closest].min(side).max(1);
+    sizes[last] = shape[last].min(most / sizes[closest]).max(1);
+    let mut held = sizes[closest] * sizes[last];
+    if sizes[closest] == shape[closest] && sizes[last] == shape[last] {
+        for &k in order.iter().rev().filter(|&&k| k != closest && k != last) {
+            sizes[k] = shape[k].min(most / held).max(1);
+            held *= sizes[k];
+            if sizes[k] < shape[k] {
+                break;
+            }
+        }
+    }
+    sizes
+}
+
+/// Cut `view` into blocks of at most `sizes[k]` indices along each axis `k` from `axis` on,
+/// calling `f` with each block and the stream position of its first element (`stream`:
+/// the stream strides of the view's axes), in C order of the blocks.
+fn blocks<V: Split>(
+    view: V,
+    sizes: &[usize],
+    stream: &[usize],
+    axis: usize,
+    out: usize,
+    f: &mut impl FnMut(V, usize),
+) {
+    let Some(&size) = sizes.get(axis) else {
+        return f(view, out);
+    };
+    let len = view.shape()[axis];
+    let mut rest = view;
+    for start in (0..len).step_by(size) {
+        let (block, tail) = rest.split_axis(axis, size.min(len - start));
+        blocks(
+            block,
+            sizes,
+            stream,
+            axis + 1,
+            out + start * stream[axis],
+            f,
+        );
+        rest = tail;
     }
 }
 
