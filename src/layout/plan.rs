@@ -352,10 +352,10 @@ pub(crate) fn inverse(order: &[usize]) -> Vec<usize> {
 pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
     let ndim = view.shape().len();
     let mut view = view;
-    let plannable = Strided::of(view.shape(), view.strides()).is_some();
-    if let Some(strided) = Strided::of(view.shape(), view.strides()) {
+    let strided = Strided::of(view.shape(), view.strides());
+    if let Some(strided) = &strided {
         match view.into_memory() {
-            Ok(memory) => return planned(memory, &strided, out, visitor),
+            Ok(memory) => return planned(memory, strided, out, visitor),
             Err(v) => view = v,
         }
     }
@@ -363,7 +363,7 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         visitor.strided(view, out);
         return;
     }
-    if plannable && reorders(view.shape(), view.strides()) {
+    if strided.is_some() && reorders(view.shape(), view.strides()) {
         // Not one block of memory, and its rows do not run along memory (a part of an
         // array in Fortran order, or permuted): split along axis 0 down to its rows, it
         // would take each element from another cache line (0.007 of memcpy for a 64 MiB
