@@ -24,8 +24,9 @@
 //! call overhead only.
 //!
 //! Throughput is in decimal GB/s (`Throughput::BytesDecimal`), as `perf_table` prints it.
-//! A full run takes about fifteen minutes on two cores (the write rows of every layout
-//! added about two); a filter runs only what it names.
+//! A full run took about fifteen minutes on two cores before the `fortran_part` rows (the
+//! write rows of every layout added about two), which add a sixth layout and were not
+//! timed as a whole; a filter runs only what it names.
 
 use std::hint::black_box;
 use std::time::Duration;
