@@ -334,9 +334,14 @@ pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
 /// a buffer in memory order ([`Visitor::in_memory_order`]): when it has elements and its
 /// last axis longer than 1 is not the one closest in memory.
 pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
-    let rows = (0..shape.len()).rev().find(|&k| shape[k] > 1);
+    let rows = last_long_axis(shape);
     let closest = memory_order(shape, strides).last().copied();
     shape.len() > 1 && !shape.contains(&0) && rows.is_some() && closest != rows
+}
+
+/// The last axis longer than 1: the one along which a view's rows run in the stream.
+fn last_long_axis(shape: &[usize]) -> Option<usize> {
+    (0..shape.len()).rev().find(|&k| shape[k] > 1)
 }
 
 /// The permutation that undoes `order`.
@@ -363,7 +368,7 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         visitor.strided(view, out);
         return;
     }
-    if strided.is_some() && reorders(view.shape(), view.strides()) {
+    if let Some(strided) = strided.filter(|_| reorders(view.shape(), view.strides())) {
         // Not one block of memory, and its rows do not run along memory (a part of an
         // array in Fortran order, or permuted): split along axis 0 down to its rows, it
         // would take each element from another cache line (0.007 of memcpy for a 64 MiB
@@ -372,12 +377,10 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         // `f64` on a 2-CPU AMD EPYC: 0.38–0.51 of memcpy encoding and decoding).
         let most = (REORDERED_BYTES / visitor.tile().size.max(1)).max(1);
         let sizes = block_sizes(view.shape(), view.strides(), most);
-        let mut stream = vec![1; ndim];
-        for k in (0..ndim - 1).rev() {
-            stream[k] = stream[k + 1] * view.shape()[k + 1];
-        }
-        return blocks(view, &sizes, &stream, 0, out, &mut |block, at| {
-            visitor.in_memory_order(block, &stream, at)
+        // The view's own stream strides: C order of its shape.
+        let stream = &strided.stream[..ndim];
+        return blocks(view, &sizes, stream, 0, out, &mut |block, at| {
+            visitor.in_memory_order(block, stream, at)
         });
     }
     // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
@@ -435,7 +438,7 @@ fn planned<V: View, T: Visitor<V>>(
 fn block_sizes(shape: &[usize], strides: &[isize], most: usize) -> Vec<usize> {
     let order = memory_order(shape, strides);
     let closest = order.last().copied().unwrap_or(0);
-    let last = (0..shape.len()).rev().find(|&k| shape[k] > 1).unwrap_or(0);
+    let last = last_long_axis(shape).unwrap_or(0);
     let mut sizes = vec![1; shape.len()];
     let side = ((most as f64).sqrt() as usize).max(most / shape[last]);
     sizes[closest] = shape[closest].min(side).max(1);
