@@ -537,7 +537,8 @@ type Path<'a> = (
     Box<dyn FnMut() + Send + 'a>,
 );
 
-/// Encoding and decoding a Fortran-order array of `T` (big endian), each run owning its
+/// Encoding and decoding a Fortran-order array of `T` (big endian), and the first rows of
+/// one [`arrays::PART_ROWS`] rows taller (the `fortran-part` layout), each run owning its
 /// arrays.
 #[cfg(feature = "rayon")]
 fn fortran_paths<T: Element + Send + Sync>(
@@ -545,36 +546,40 @@ fn fortran_paths<T: Element + Send + Sync>(
     bytes: usize,
     value: fn(usize) -> T,
 ) -> Vec<Path<'static>> {
-    use ndarray::ShapeBuilder;
+    use ndarray::{s, ShapeBuilder};
 
     let n = bytes / T::SIZE;
     let (rows, cols) = arrays::shape2(n);
-    let fortran = Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j));
-    let encoded = fortran.to_zarr_bytes(Endian::Big);
-    let mut out = vec![0u8; encoded.len()];
-    let mut target = fortran.clone();
-    vec![
-        (
+    let mut paths: Vec<Path<'static>> = Vec::new();
+    for (layout, extra) in [("fortran", 0), ("fortran-part", arrays::PART_ROWS)] {
+        let array = Array2::from_shape_fn((rows + extra, cols).f(), |(i, j)| value(i * cols + j));
+        let encoded = array.slice(s![..rows, ..]).to_zarr_bytes(Endian::Big);
+        let mut out = vec![0u8; encoded.len()];
+        let mut target = array.clone();
+        paths.push((
             "encode_zarr_bytes_into",
             ty,
-            "fortran",
+            layout,
             Box::new(move || {
+                let view = array.slice(s![..rows, ..]);
                 drop(black_box(
-                    fortran.encode_zarr_bytes_into(Endian::Big, &mut out),
+                    view.encode_zarr_bytes_into(Endian::Big, &mut out),
                 ))
             }),
-        ),
-        (
+        ));
+        paths.push((
             "decode_zarr_bytes_into",
             ty,
-            "fortran",
+            layout,
             Box::new(move || {
+                let mut view = target.slice_mut(s![..rows, ..]);
                 drop(black_box(
-                    target.decode_zarr_bytes_into(&encoded, Endian::Big),
+                    view.decode_zarr_bytes_into(&encoded, Endian::Big),
                 ))
             }),
-        ),
-    ]
+        ));
+    }
+    paths
 }
 
 /// With the `rayon` feature: each large path on a one-thread pool and on the global pool,

@@ -322,17 +322,28 @@ fn decode_parallel<A: Element>(
     if let Some(slice) = view.as_slice_mut() {
         return read_parallel(bytes, endian, slice);
     }
-    if view.as_slice_memory_order_mut().is_none() {
-        // Not one memory slice: the sequential traversal.
-        return decode_sequential(view, bytes, endian);
-    }
-    let invalid = std::sync::atomic::AtomicBool::new(false);
-    crate::parallel::halves(view, |part, stream, out| {
-        if !decode_part(part, stream, out, bytes, endian) {
-            invalid.store(true, std::sync::atomic::Ordering::Relaxed);
+    let valid = if view.as_slice_memory_order_mut().is_some() {
+        let invalid = std::sync::atomic::AtomicBool::new(false);
+        crate::parallel::halves(view, |part, stream, out| {
+            if !decode_part(part, stream, out, bytes, endian) {
+                invalid.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        !invalid.into_inner()
+    } else {
+        // Not one memory slice: in parts of whole blocks where the traversal moves it
+        // through memory order, else on one thread.
+        use rayon::prelude::*;
+        match layout::reordered_parts(view, A::SIZE) {
+            Ok((parts, per)) => {
+                crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
+                    decode_sequential(part, piece, endian).is_ok()
+                })
+            }
+            Err(view) => return decode_sequential(view, bytes, endian),
         }
-    });
-    if invalid.into_inner() {
+    };
+    if !valid {
         // Report the first invalid byte of the stream, whichever part met one.
         check_parallel::<A>(bytes)?;
     }

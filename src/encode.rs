@@ -224,6 +224,7 @@ pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
 #[cfg(feature = "rayon")]
 fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     use crate::parallel;
+    use rayon::prelude::*;
     if let Some(slice) = view.to_slice() {
         let per = parallel::per_task::<A>(slice.len());
         return parallel::zip(slice, per, out, per * A::SIZE, |s, d| {
@@ -231,14 +232,24 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         });
     }
     match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
+        // Windows that would cut the tiles: on one thread.
         Some((strided, memory)) if parallel::windows_keep_tiles::<A>(&strided) => {
             parallel::windows::<A>(strided, out, |window, part| {
                 encode_strided(memory, window, endian, part, &mut Scratch::default())
             })
         }
-        // Not one memory slice, or windows that would cut the tiles: the sequential
-        // traversal.
-        _ => encode_sequential(view, endian, out),
+        Some(_) => encode_sequential(view, endian, out),
+        // Not one memory slice: in parts of whole blocks where the traversal moves it
+        // through memory order, else on one thread.
+        None => match layout::reordered_parts(view, A::SIZE) {
+            Ok((parts, per)) => {
+                parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
+                    encode_sequential(part, endian, piece);
+                    true
+                });
+            }
+            Err(view) => encode_sequential(view, endian, out),
+        },
     }
 }
 

@@ -5,8 +5,10 @@
 //! share what they write: standard layouts are cut into equal runs of elements and bytes;
 //! encoding other layouts into consecutive windows of the byte stream, which read the
 //! array's memory in common; decoding into other layouts into halves of the array's memory
-//! along its outermost axis in memory, which read the bytes in common. The results are the
-//! same bytes and elements as on one thread.
+//! along its outermost axis in memory, which read the bytes in common. Views that are no
+//! one memory slice and move through memory order (a part of an array in Fortran order)
+//! are cut along their first axis into parts of whole blocks, each a run of the stream
+//! ([`each`]). The results are the same bytes and elements as on one thread.
 
 use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
@@ -115,6 +117,24 @@ pub(crate) fn windows<A: Element>(
     );
     jobs.into_par_iter()
         .for_each(|(window, part)| f(&window, part));
+}
+
+/// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
+/// items of `pieces` in the same order: whether `f` returned true for every part (for
+/// decoding, whether every part's bytes were valid). The parts of a view that is no one
+/// memory slice ([`layout::reordered_parts`]) go here, each to the sequential traversal.
+pub(crate) fn each<V: Send, B: Send>(
+    parts: Vec<V>,
+    pieces: impl IndexedParallelIterator<Item = B>,
+    f: impl Fn(V, B) -> bool + Sync + Send,
+) -> bool {
+    let failed = parts
+        .into_par_iter()
+        .zip(pieces)
+        .map(|(part, piece)| f(part, piece))
+        .filter(|&valid| !valid)
+        .count();
+    failed == 0
 }
 
 /// Whether the [`windows`] of `strided` keep the axis with the shortest memory step, along

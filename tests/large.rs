@@ -5,7 +5,7 @@
 mod common;
 
 use common::{reference_bytes, standard, Bits, LAYOUTS};
-use ndarray::ArrayD;
+use ndarray::{ArrayD, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
 
@@ -65,6 +65,13 @@ fn large_f64() {
     check::<f64>(&[601, 1031]);
 }
 
+/// Tall enough that the parts of arrays in Fortran order are cut into parts of whole
+/// blocks (2796 rows of `u8` with 1500 columns) on the pool.
+#[test]
+fn large_u8_tall() {
+    check::<u8>(&[3000, 1500]);
+}
+
 #[test]
 fn large_u16_3d() {
     check::<u16>(&[3, 700, 1013]);
@@ -112,4 +119,44 @@ fn large_bool_errors_name_the_first_bad_byte() {
             "{e:?}"
         );
     }
+}
+
+/// A part of an array in Fortran order, cut into parts of whole blocks on the pool (2048
+/// rows, the first 4 MiB of the stream, then 952): the first bad byte of the second part is
+/// named at its offset in the whole stream.
+#[test]
+fn large_bool_errors_in_a_part_name_the_first_bad_byte() {
+    let (rows, cols) = (3000, 2048);
+    let mut bytes = vec![0u8; rows * cols];
+    bytes[rows * cols - 7] = 2;
+    bytes[5_000_000] = 7;
+    let mut storage = ndarray::Array2::<bool>::from_elem((rows + 16, cols).f(), true);
+    let e = on_threads(2, || {
+        storage
+            .slice_mut(ndarray::s![..rows, ..])
+            .decode_zarr_bytes_into(&bytes, Endian::Little)
+            .unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 5_000_000,
+                value: 7
+            }
+        ),
+        "{e:?}"
+    );
+    // The same bytes, valid, decode to the same elements as on one thread.
+    bytes[rows * cols - 7] = 1;
+    bytes[5_000_000] = 1;
+    on_threads(2, || {
+        storage
+            .slice_mut(ndarray::s![..rows, ..])
+            .decode_zarr_bytes_into(&bytes, Endian::Little)
+            .unwrap()
+    });
+    let part = storage.slice(ndarray::s![..rows, ..]);
+    assert!(part.iter().zip(&bytes).all(|(&x, &b)| u8::from(x) == b));
+    assert!(storage.slice(ndarray::s![rows.., ..]).iter().all(|&x| x));
 }

@@ -29,6 +29,8 @@ pub(crate) mod kernels;
 mod plan;
 
 pub(crate) use gather::{gather, prefetch, request_line, scatter, ROWS_AHEAD};
+#[cfg(feature = "rayon")]
+pub(crate) use plan::reordered_parts;
 pub(crate) use plan::{
     inverse, memory_order, plan, reorders, scatter_tile, tile, tiled_window, walk, walk_placed,
     windows, Block, Origin, Strided, Tile, Visitor,

@@ -375,8 +375,7 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         // part in Fortran order). Its blocks go through memory order instead, and move in
         // tiles from there (`perf_table`'s `fortran-part` rows, 64 MiB, `u8`, `u16` and
         // `f64` on a 2-CPU AMD EPYC: 0.38–0.51 of memcpy encoding and decoding).
-        let most = (REORDERED_BYTES / visitor.tile().size.max(1)).max(1);
-        let sizes = block_sizes(view.shape(), view.strides(), most);
+        let sizes = block_sizes(view.shape(), view.strides(), visitor.tile().size);
         // The view's own stream strides: C order of its shape.
         let stream = &strided.stream[..ndim];
         return blocks(view, &sizes, stream, 0, out, &mut |block, at| {
@@ -426,16 +425,17 @@ fn planned<V: View, T: Visitor<V>>(
     });
 }
 
-/// Indices along each axis of the blocks that [`walk`] cuts a view into for
-/// [`Visitor::in_memory_order`], `most` elements at most: as deep along the axis closest in
-/// memory as along the last (the square root of `most`, unless one of them is shorter), so
+/// Indices along each axis of the blocks that [`walk`] cuts a view of `size`-byte elements
+/// into for [`Visitor::in_memory_order`], [`REORDERED_BYTES`] at most: as deep along the axis closest in
+/// memory as along the last (the square root of the block's elements, unless one of them is shorter), so
 /// that both the runs copied from memory and the rows written to the stream are long;
 /// then, when those two axes are whole, as many indices of the other axes as fit, from the
 /// closest in memory. Windows of whole stream rows instead read runs as short as the rows
 /// are few, each from another page: 0.24–0.41 of memcpy against 0.38–0.51 for these
 /// blocks (`perf_table --runs 3`, 64 MiB `fortran-part` encoding and decoding of `u8`,
 /// `u16` and `f64`, two alternated pairs on a 2-CPU AMD EPYC).
-fn block_sizes(shape: &[usize], strides: &[isize], most: usize) -> Vec<usize> {
+fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
+    let most = (REORDERED_BYTES / size.max(1)).max(1);
     let order = memory_order(shape, strides);
     let closest = order.last().copied().unwrap_or(0);
     let last = last_long_axis(shape).unwrap_or(0);
@@ -454,6 +454,33 @@ fn block_sizes(shape: &[usize], strides: &[isize], most: usize) -> Vec<usize> {
         }
     }
     sizes
+}
+
+/// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`] would
+/// move through memory order ([`reorders`]), for the thread pool: the view cut along its first axis longer than
+/// 1 into pieces as deep along it as [`walk`]'s blocks, so that each holds whole blocks and
+/// is a run of the stream, every one `per` stream positions long but the last. The view
+/// back when it is not walked so, or is one block deep along that axis.
+#[cfg(feature = "rayon")]
+pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
+    let (shape, strides) = (view.shape(), view.strides());
+    let first = shape.iter().position(|&len| len > 1);
+    let Some(axis) = first.filter(|_| reorders(shape, strides) && shape.len() <= MAX_AXES) else {
+        return Err(view);
+    };
+    let (len, depth) = (shape[axis], block_sizes(shape, strides, size)[axis]);
+    if depth >= len {
+        return Err(view);
+    }
+    let per = depth * shape[axis + 1..].iter().product::<usize>();
+    let mut parts = Vec::with_capacity(len.div_ceil(depth));
+    let mut rest = view;
+    for start in (0..len).step_by(depth) {
+        let (part, tail) = rest.split_axis(axis, depth.min(len - start));
+        parts.push(part);
+        rest = tail;
+    }
+    Ok((parts, per))
 }
 
 /// Cut `view` into blocks of at most `sizes[k]` indices along each axis `k` from `axis` on,
@@ -756,5 +783,47 @@ mod tests {
         assert_eq!(lead(0x1010, 1, 4097), None, "runs in other places");
         assert_eq!(lead(0x1010, 2, -64), Some(24), "a reversed stride");
         assert_eq!(lead(0x1010, 64, 1), None, "elements of a line or more");
+    }
+
+    /// The parts the pool gets of a view walked through memory order: whole blocks deep
+    /// along the first long axis, in stream order; none for a view one block deep, or not
+    /// walked so.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn reordered_parts_hold_whole_blocks() {
+        use super::{reordered_parts, Split, Strided};
+        let parts = |shape: &[usize], strides: &[isize], size: usize| {
+            let view = Strided::of(shape, strides).unwrap();
+            let (parts, per) = reordered_parts(view, size).ok()?;
+            let shapes: Vec<Vec<usize>> = parts.iter().map(|p| p.shape().to_vec()).collect();
+            Some((shapes, per))
+        };
+        // The first 3000 rows of a `u8` array in Fortran order 3016 rows tall: blocks of
+        // 2048 rows (the square root of 4 MiB), so a part of 2048 rows and one of 952.
+        let fortran = parts(&[3000, 4096], &[1, 3016], 1).unwrap();
+        assert_eq!(
+            fortran,
+            (vec![vec![2048, 4096], vec![952, 4096]], 2048 * 4096)
+        );
+        // 2-byte elements: blocks of 1448 rows.
+        let (shapes, per) = parts(&[3000, 4096], &[1, 3016], 2).unwrap();
+        assert_eq!(shapes, [[1448, 4096], [1448, 4096], [104, 4096]]);
+        assert_eq!(per, 1448 * 4096);
+        // Few columns make deeper blocks: 4 MiB / 1500 = 2796 rows.
+        let (shapes, per) = parts(&[3000, 1500], &[1, 3016], 1).unwrap();
+        assert_eq!(
+            (shapes, per),
+            (vec![vec![2796, 1500], vec![204, 1500]], 2796 * 1500)
+        );
+        // Leading axes of length 1 are passed over.
+        let one = parts(&[1, 3000, 4096], &[7, 1, 3016], 1).unwrap();
+        assert_eq!(one.0, [[1, 2048, 4096], [1, 952, 4096]]);
+        // A part of a permuted stack, backwards along its planes, whose planes are whole
+        // blocks of 8-byte elements: 4 planes a block.
+        let stack = parts(&[8, 300, 400], &[-200_000, 1, 301], 8).unwrap();
+        assert_eq!(stack, (vec![vec![4, 300, 400]; 2], 4 * 300 * 400));
+        // One block deep, or rows that run along memory: not cut.
+        assert!(parts(&[1000, 4096], &[1, 1016], 1).is_none());
+        assert!(parts(&[3000, 4096], &[4100, 1], 1).is_none());
     }
 }
