@@ -3,7 +3,7 @@
 use std::io::{self, Read};
 
 use ndarray::{
-    Array, ArrayBase, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, Ix2, IxDyn,
+    Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, Ix2, IxDyn,
 };
 
 use crate::layout::{self, Block, Visitor};
@@ -472,11 +472,8 @@ fn fill_lanes<A: Copy>(mut view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
             .zip(parts)
             .for_each(|(v, part)| fill_lanes(v, part));
     }
-    if view.ndim() < 2 {
-        return match view.as_slice_mut() {
-            Some(slots) => slots.copy_from_slice(buffer),
-            None => view.iter_mut().zip(buffer).for_each(|(slot, &x)| *slot = x),
-        };
+    if view.ndim() == 1 {
+        view = view.insert_axis(Axis(0));
     }
     let mut rest = view
         .into_dimensionality::<Ix2>()
@@ -489,14 +486,12 @@ fn fill_lanes<A: Copy>(mut view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
         let take = layout::ROWS_AHEAD.min(rest.nrows());
         let (mut group, next) = rest.split_at(Axis(0), take);
         for lane in next.rows().into_iter().take(layout::ROWS_AHEAD) {
-            if let Some(run) = lane.to_slice() {
-                layout::prefetch(run, 0, run.len(), true);
-            }
+            layout::prefetch_lane(lane, true);
         }
         for (mut lane, run) in group.rows_mut().into_iter().zip(&mut runs) {
             match lane.as_slice_mut() {
                 Some(slots) => slots.copy_from_slice(run),
-                None => lane.iter_mut().zip(run).for_each(|(slot, &x)| *slot = x),
+                None => lane.assign(&ArrayView1::from(run)),
             }
         }
         rest = next;

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use ndarray::{ArrayBase, ArrayView, Axis, Data, Dimension, Ix2, IxDyn};
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, Ix2, IxDyn};
 
 use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
@@ -299,36 +299,43 @@ impl<A> Default for Scratch<A> {
     }
 }
 
-/// Append the elements of `view` to `buffer` in C order, one lane of its last axis at a
-/// time (in memory order, for a view permuted by [`layout::memory_order`]), asking for the
-/// memory of the lanes [`layout::ROWS_AHEAD`] ahead as it goes: the lanes of a part of a
-/// bigger array are runs spread over many pages, which the hardware does not prefetch.
-fn append_lanes<A: Copy>(mut view: ArrayView<'_, A, IxDyn>, buffer: &mut Vec<A>) {
+/// Copy the elements of `view` into `buffer`, of as many elements, in C order, one lane of
+/// its last axis at a time (in memory order, for a view permuted by
+/// [`layout::memory_order`]), asking for the memory of the lanes [`layout::ROWS_AHEAD`]
+/// ahead as it goes: the lanes of a part of a bigger array are runs spread over many
+/// pages, which the hardware does not prefetch. Decoding's `fill_lanes` is the way
+/// back.
+fn copy_lanes<A: Copy>(mut view: ArrayView<'_, A, IxDyn>, buffer: &mut [A]) {
     // Axes of length 1 lead (see `memory_order`): dropped, the lanes are rows of 2 axes
     // more often, which ndarray walks faster than lanes of any number of axes.
     while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
         view = view.index_axis_move(Axis(0), 0);
     }
     if view.ndim() > 2 {
-        return view.outer_iter().for_each(|v| append_lanes(v, buffer));
+        let per = view.len() / view.len_of(Axis(0)).max(1);
+        let parts = buffer.chunks_exact_mut(per.max(1));
+        return view
+            .outer_iter()
+            .zip(parts)
+            .for_each(|(v, part)| copy_lanes(v, part));
     }
-    if view.ndim() < 2 {
-        return match view.to_slice() {
-            Some(run) => buffer.extend_from_slice(run),
-            None => buffer.extend(view.iter().copied()),
-        };
+    if view.ndim() == 1 {
+        view = view.insert_axis(Axis(0));
     }
     let view = view
         .into_dimensionality::<Ix2>()
         .unwrap_or_else(|_| unreachable!("2 axes"));
     let mut ahead = view.rows().into_iter().skip(layout::ROWS_AHEAD);
-    for lane in view.rows() {
-        if let Some(run) = ahead.next().and_then(|lane| lane.to_slice()) {
-            layout::prefetch(run, 0, run.len(), false);
+    let runs = buffer.chunks_exact_mut(view.ncols().max(1));
+    for (lane, run) in view.rows().into_iter().zip(runs) {
+        if let Some(next) = ahead.next() {
+            layout::prefetch_lane(next, false);
         }
         match lane.to_slice() {
-            Some(run) => buffer.extend_from_slice(run),
-            None => buffer.extend(lane.iter().copied()),
+            Some(slice) => run.copy_from_slice(slice),
+            // A loop of `assign`, which steps through memory: an iterator of the lane's
+            // elements pushed one at a time went at 0.6 of its speed.
+            None => ArrayViewMut1::from(run).assign(&lane),
         }
     }
 }
@@ -419,9 +426,12 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         let order = layout::memory_order(view.shape(), view.strides());
         let view = view.permuted_axes(order.as_slice());
         let mut buffer = std::mem::take(&mut self.scratch.reordered);
-        buffer.clear();
-        append_lanes(view.view(), &mut buffer);
-        let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..])
+        let n = view.len();
+        if buffer.len() < n {
+            buffer.resize(n, A::zeroed());
+        }
+        copy_lanes(view.view(), &mut buffer[..n]);
+        let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..n])
             .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
             .permuted_axes(layout::inverse(&order).as_slice());
         layout::walk_placed(reordered, stream, out, self);

@@ -28,7 +28,7 @@ mod gather;
 pub(crate) mod kernels;
 mod plan;
 
-pub(crate) use gather::{gather, prefetch, request_line, scatter, ROWS_AHEAD};
+pub(crate) use gather::{gather, prefetch, prefetch_lane, request_line, scatter, ROWS_AHEAD};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::reordered_parts;
 pub(crate) use plan::{
