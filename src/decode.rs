@@ -3,7 +3,7 @@
 use std::io::{self, Read};
 
 use ndarray::{
-    Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, Ix2, IxDyn,
+    Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn,
 };
 
 use crate::layout::{self, Block, Visitor};
@@ -458,26 +458,18 @@ impl<'b, A: Element> Decoder<'b, A> {
 /// Fill `view` from `buffer` in C order, one lane of its last axis at a time (in memory
 /// order, for a view permuted by [`layout::memory_order`]), asking for the memory of the
 /// lanes ahead as it goes; `buffer` holds its elements.
-fn fill_lanes<A: Copy>(mut view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
-    // Axes of length 1 lead (see `memory_order`): dropped, the lanes are rows of 2 axes
-    // more often, which ndarray walks faster than lanes of any number of axes.
-    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
-        view = view.index_axis_move(Axis(0), 0);
-    }
-    if view.ndim() > 2 {
-        let per = view.len() / view.len_of(Axis(0)).max(1);
-        let parts = buffer.chunks_exact(per.max(1));
-        return view
-            .outer_iter_mut()
-            .zip(parts)
-            .for_each(|(v, part)| fill_lanes(v, part));
-    }
-    if view.ndim() == 1 {
-        view = view.insert_axis(Axis(0));
-    }
-    let mut rest = view
-        .into_dimensionality::<Ix2>()
-        .unwrap_or_else(|_| unreachable!("2 axes"));
+fn fill_lanes<A: Copy>(view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
+    let mut rest = match layout::lanes(view) {
+        Ok(view) => view,
+        Err(mut view) => {
+            let per = view.len() / view.len_of(Axis(0)).max(1);
+            let parts = buffer.chunks_exact(per.max(1));
+            return view
+                .outer_iter_mut()
+                .zip(parts)
+                .for_each(|(v, part)| fill_lanes(v, part));
+        }
+    };
     let mut runs = buffer.chunks_exact(rest.ncols().max(1));
     // A group of lanes at a time, asking for the memory of the next group as it goes: the
     // lanes of a part of a bigger array are runs spread over many pages, which the

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, Ix2, IxDyn};
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, IxDyn};
 
 use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
@@ -305,26 +305,18 @@ impl<A> Default for Scratch<A> {
 /// ahead as it goes: the lanes of a part of a bigger array are runs spread over many
 /// pages, which the hardware does not prefetch. Decoding's `fill_lanes` is the way
 /// back.
-fn copy_lanes<A: Copy>(mut view: ArrayView<'_, A, IxDyn>, buffer: &mut [A]) {
-    // Axes of length 1 lead (see `memory_order`): dropped, the lanes are rows of 2 axes
-    // more often, which ndarray walks faster than lanes of any number of axes.
-    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
-        view = view.index_axis_move(Axis(0), 0);
-    }
-    if view.ndim() > 2 {
-        let per = view.len() / view.len_of(Axis(0)).max(1);
-        let parts = buffer.chunks_exact_mut(per.max(1));
-        return view
-            .outer_iter()
-            .zip(parts)
-            .for_each(|(v, part)| copy_lanes(v, part));
-    }
-    if view.ndim() == 1 {
-        view = view.insert_axis(Axis(0));
-    }
-    let view = view
-        .into_dimensionality::<Ix2>()
-        .unwrap_or_else(|_| unreachable!("2 axes"));
+fn copy_lanes<A: Copy>(view: ArrayView<'_, A, IxDyn>, buffer: &mut [A]) {
+    let view = match layout::lanes(view) {
+        Ok(view) => view,
+        Err(view) => {
+            let per = view.len() / view.len_of(Axis(0)).max(1);
+            let parts = buffer.chunks_exact_mut(per.max(1));
+            return view
+                .outer_iter()
+                .zip(parts)
+                .for_each(|(v, part)| copy_lanes(v, part));
+        }
+    };
     let mut ahead = view.rows().into_iter().skip(layout::ROWS_AHEAD);
     let runs = buffer.chunks_exact_mut(view.ncols().max(1));
     for (lane, run) in view.rows().into_iter().zip(runs) {

@@ -1,6 +1,6 @@
 //! The traversal plan: which blocks of an array are converted, and in which order.
 
-use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, Ix2, IxDyn, RawData};
 
 use super::LINE_BYTES;
 
@@ -342,6 +342,28 @@ pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
 /// The last axis longer than 1: the one along which a view's rows run in the stream.
 fn last_long_axis(shape: &[usize]) -> Option<usize> {
     (0..shape.len()).rev().find(|&k| shape[k] > 1)
+}
+
+/// A block of a view in memory order ([`memory_order`]) as lanes of its last axis, to copy
+/// to or from a buffer: without its leading axes of length 1, so that its lanes are rows of
+/// 2 axes more often, which ndarray walks faster than lanes of any number of axes; a view
+/// of one axis as one row. The view back when more than 2 axes are left.
+pub(crate) fn lanes<S: RawData>(
+    mut view: ArrayBase<S, IxDyn>,
+) -> Result<ArrayBase<S, Ix2>, ArrayBase<S, IxDyn>> {
+    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
+        view = view.index_axis_move(Axis(0), 0);
+    }
+    match view.ndim() {
+        3.. => Err(view),
+        2 => Ok(view
+            .into_dimensionality()
+            .unwrap_or_else(|_| unreachable!("2 axes"))),
+        _ => Ok(view
+            .insert_axis(Axis(0))
+            .into_dimensionality()
+            .unwrap_or_else(|_| unreachable!("1 axis + 1"))),
+    }
 }
 
 /// The permutation that undoes `order`.
