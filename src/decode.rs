@@ -319,6 +319,7 @@ fn decode_parallel<A: Element>(
     bytes: &[u8],
     endian: Endian,
 ) -> Result<(), Error> {
+    use rayon::prelude::*;
     if let Some(slice) = view.as_slice_mut() {
         return read_parallel(bytes, endian, slice);
     }
@@ -333,7 +334,6 @@ fn decode_parallel<A: Element>(
     } else {
         // Not one memory slice: in parts of whole blocks where the traversal moves it
         // through memory order, else on one thread.
-        use rayon::prelude::*;
         match layout::reordered_parts(view, A::SIZE) {
             Ok((parts, per)) => {
                 crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {

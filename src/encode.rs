@@ -232,12 +232,12 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         });
     }
     match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
-        // Windows that would cut the tiles: on one thread.
         Some((strided, memory)) if parallel::windows_keep_tiles::<A>(&strided) => {
             parallel::windows::<A>(strided, out, |window, part| {
                 encode_strided(memory, window, endian, part, &mut Scratch::default())
             })
         }
+        // Windows that would cut the tiles: on one thread.
         Some(_) => encode_sequential(view, endian, out),
         // Not one memory slice: in parts of whole blocks where the traversal moves it
         // through memory order, else on one thread.

@@ -447,12 +447,12 @@ fn planned<V: View, T: Visitor<V>>(
     });
 }
 
-/// Indices along each axis of the blocks that [`walk`] cuts a view of `size`-byte elements
-/// into for [`Visitor::in_memory_order`], [`REORDERED_BYTES`] at most: as deep along the axis closest in
-/// memory as along the last (the square root of the block's elements, unless one of them is shorter), so
-/// that both the runs copied from memory and the rows written to the stream are long;
-/// then, when those two axes are whole, as many indices of the other axes as fit, from the
-/// closest in memory. Windows of whole stream rows instead read runs as short as the rows
+/// Indices along each axis of the blocks that [`walk`] cuts a view of `size`-byte
+/// elements into for [`Visitor::in_memory_order`], [`REORDERED_BYTES`] at most: as deep
+/// along the axis closest in memory as along the last (the square root of the block's
+/// elements, unless one of them is shorter), so that both the runs copied from memory and
+/// the rows written to the stream are long; then, when those two axes are whole, as many
+/// indices of the other axes as fit, from the closest in memory. Windows of whole stream rows instead read runs as short as the rows
 /// are few, each from another page: 0.24–0.41 of memcpy against 0.38–0.51 for these
 /// blocks (`perf_table --runs 3`, 64 MiB `fortran-part` encoding and decoding of `u8`,
 /// `u16` and `f64`, two alternated pairs on a 2-CPU AMD EPYC).
