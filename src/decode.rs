@@ -324,13 +324,9 @@ fn decode_parallel<A: Element>(
         return read_parallel(bytes, endian, slice);
     }
     let valid = if view.as_slice_memory_order_mut().is_some() {
-        let invalid = std::sync::atomic::AtomicBool::new(false);
         crate::parallel::halves(view, |part, stream, out| {
-            if !decode_part(part, stream, out, bytes, endian) {
-                invalid.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-        });
-        !invalid.into_inner()
+            decode_part(part, stream, out, bytes, endian)
+        })
     } else {
         // Not one memory slice: in parts of whole blocks where the traversal moves it
         // through memory order, else on one thread.
@@ -456,7 +452,7 @@ impl<'b, A: Element> Decoder<'b, A> {
 }
 
 /// Fill `view` from `buffer` in C order, one lane of its last axis at a time (in memory
-/// order, for a view permuted by [`layout::memory_order`]), asking for the memory of the
+/// order, for a view permuted by [`layout::to_memory_order`]), asking for the memory of the
 /// lanes ahead as it goes; `buffer` holds its elements.
 fn fill_lanes<A: Copy>(view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
     let mut rest = match layout::lanes(view) {
@@ -565,8 +561,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
     }
 
     fn in_memory_order(&mut self, view: ArrayViewMut<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let order = layout::memory_order(view.shape(), view.strides());
-        let view = view.permuted_axes(order.as_slice());
+        let (view, back) = layout::to_memory_order(view);
         let mut buffer = std::mem::take(&mut self.reordered);
         let n = view.len();
         if buffer.len() < n {
@@ -574,7 +569,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         }
         let reordered = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
             .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(layout::inverse(&order).as_slice());
+            .permuted_axes(back.as_slice());
         layout::walk_placed(reordered, stream, out, self);
         if !self.invalid {
             fill_lanes(view, &buffer[..n]);

@@ -301,7 +301,7 @@ impl<A> Default for Scratch<A> {
 
 /// Copy the elements of `view` into `buffer`, of as many elements, in C order, one lane of
 /// its last axis at a time (in memory order, for a view permuted by
-/// [`layout::memory_order`]), asking for the memory of the lanes [`layout::ROWS_AHEAD`]
+/// [`layout::to_memory_order`]), asking for the memory of the lanes [`layout::ROWS_AHEAD`]
 /// ahead as it goes: the lanes of a part of a bigger array are runs spread over many
 /// pages, which the hardware does not prefetch. Decoding's `fill_lanes` is the way
 /// back.
@@ -415,8 +415,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
     }
 
     fn in_memory_order(&mut self, view: ArrayView<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let order = layout::memory_order(view.shape(), view.strides());
-        let view = view.permuted_axes(order.as_slice());
+        let (view, back) = layout::to_memory_order(view);
         let mut buffer = std::mem::take(&mut self.scratch.reordered);
         let n = view.len();
         if buffer.len() < n {
@@ -425,7 +424,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         copy_lanes(view.view(), &mut buffer[..n]);
         let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..n])
             .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(layout::inverse(&order).as_slice());
+            .permuted_axes(back.as_slice());
         layout::walk_placed(reordered, stream, out, self);
         self.scratch.reordered = buffer;
     }

@@ -151,7 +151,8 @@ pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
 /// `f(part, stream, out)` on parts of `view`, one slice of memory: halves along its
 /// outermost axis in memory while both keep a task's elements ([`per_task`]), so no more
 /// parts than the pool needs. Each part keeps `stream`, the stream strides of the whole
-/// view, and is placed at `out` in the stream.
+/// view, and is placed at `out` in the stream. Whether `f` returned true for every part
+/// (every part's bytes were valid), as for [`each`].
 ///
 /// A part of a Fortran-order array reads each stream row in a run as wide as the part, so
 /// parts are not cut finer than the pool needs. Cut down to 256 KiB whatever the pool,
@@ -160,8 +161,8 @@ pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
 /// rayon`).
 pub(crate) fn halves<A: Element>(
     view: ArrayViewMut<'_, A, IxDyn>,
-    f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) + Sync + Send,
-) {
+    f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync + Send,
+) -> bool {
     let mut stream = vec![0; view.ndim()];
     let mut step = 1;
     for k in (0..view.ndim()).rev() {
@@ -169,7 +170,7 @@ pub(crate) fn halves<A: Element>(
         step *= view.shape()[k];
     }
     let least = per_task::<A>(view.len());
-    split(view, &stream, 0, least, &f);
+    split(view, &stream, 0, least, &f)
 }
 
 /// The recursion of [`halves`].
@@ -179,8 +180,9 @@ fn split<A: Element, F>(
     out: usize,
     least: usize,
     f: &F,
-) where
-    F: Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) + Sync + Send,
+) -> bool
+where
+    F: Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync + Send,
 {
     // The halves of one memory slice along its outermost axis are one slice each. The last
     // axis is halved only while it keeps whole tiles, however many tasks that leaves.
@@ -192,11 +194,11 @@ fn split<A: Element, F>(
         let mid = view.len_of(Axis(axis)) / 2;
         let (a, b) = view.split_at(Axis(axis), mid);
         let at = out + mid * stream[axis];
-        rayon::join(
+        let (a, b) = rayon::join(
             || split(a, stream, out, least, f),
             || split(b, stream, at, least, f),
         );
-        return;
+        return a && b;
     }
     f(view, stream, out)
 }
@@ -220,7 +222,10 @@ mod tests {
             .install(|| {
                 halves(
                     array.view_mut().into_dimensionality::<IxDyn>().unwrap(),
-                    |part, _, out| seen.lock().unwrap().push((part.shape().to_vec(), out)),
+                    |part, _, out| {
+                        seen.lock().unwrap().push((part.shape().to_vec(), out));
+                        true
+                    },
                 )
             });
         let mut seen = seen.into_inner().unwrap();

@@ -366,13 +366,18 @@ pub(crate) fn lanes<S: RawData>(
     }
 }
 
-/// The permutation that undoes `order`.
-pub(crate) fn inverse(order: &[usize]) -> Vec<usize> {
-    let mut inverse = vec![0; order.len()];
+/// `view` with its axes permuted into [`memory_order`], and the permutation that puts
+/// them back: a block of a view, and the buffer that holds it in memory order, are both
+/// taken in that order ([`Visitor::in_memory_order`]).
+pub(crate) fn to_memory_order<S: RawData>(
+    view: ArrayBase<S, IxDyn>,
+) -> (ArrayBase<S, IxDyn>, Vec<usize>) {
+    let order = memory_order(view.shape(), view.strides());
+    let mut back = vec![0; order.len()];
     for (k, &axis) in order.iter().enumerate() {
-        inverse[axis] = k;
+        back[axis] = k;
     }
-    inverse
+    (view.permuted_axes(order.as_slice()), back)
 }
 
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
@@ -452,10 +457,11 @@ fn planned<V: View, T: Visitor<V>>(
 /// along the axis closest in memory as along the last (the square root of the block's
 /// elements, unless one of them is shorter), so that both the runs copied from memory and
 /// the rows written to the stream are long; then, when those two axes are whole, as many
-/// indices of the other axes as fit, from the closest in memory. Windows of whole stream rows instead read runs as short as the rows
-/// are few, each from another page: 0.24–0.41 of memcpy against 0.38–0.51 for these
-/// blocks (`perf_table --runs 3`, 64 MiB `fortran-part` encoding and decoding of `u8`,
-/// `u16` and `f64`, two alternated pairs on a 2-CPU AMD EPYC).
+/// indices of the other axes as fit, from the closest in memory. Windows of whole stream
+/// rows instead read runs as short as the rows are few, each from another page: 0.24–0.41
+/// of memcpy against 0.38–0.51 for these blocks (`perf_table --runs 3`, 64 MiB
+/// `fortran-part` encoding and decoding of `u8`, `u16` and `f64`, two alternated pairs on
+/// a 2-CPU AMD EPYC).
 fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
     let most = (REORDERED_BYTES / size.max(1)).max(1);
     let order = memory_order(shape, strides);
@@ -479,10 +485,11 @@ fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
 }
 
 /// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`] would
-/// move through memory order ([`reorders`]), for the thread pool: the view cut along its first axis longer than
-/// 1 into pieces as deep along it as [`walk`]'s blocks, so that each holds whole blocks and
-/// is a run of the stream, every one `per` stream positions long but the last. The view
-/// back when it is not walked so, or is one block deep along that axis.
+/// move through memory order ([`reorders`]), for the thread pool: the view cut along its
+/// first axis longer than 1 into pieces as deep along it as [`walk`]'s blocks, so that each
+/// holds whole blocks and is a run of the stream, every one `per` stream positions long
+/// but the last. The view back when it is not walked so, or is one block deep along that
+/// axis.
 #[cfg(feature = "rayon")]
 pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
     let (shape, strides) = (view.shape(), view.strides());
