@@ -276,6 +276,27 @@ fn gathered_runs<'m, A: Copy + 'm, const R: usize, const K: usize>(
     runs_in
 }
 
+/// Elements from one row of the scratch buffer to the next in `block`, of more than one
+/// row: the pitch of the tile of `A`, which is a constant of the element size. As a
+/// constant, and with [`rows_of`] and [`put_rows`] checking their columns against it once,
+/// it lets the compiler prove the R row moves of a rectangle in bounds; with the block's
+/// field, it checked each of them twice, against bounds kept on the stack. Measured in
+/// instructions per byte with 2 MiB Fortran-order arrays: encoding `u8` from 2.26 to 1.51,
+/// `u16` big-endian from 1.94 to 1.54, `f32` big-endian from 1.99 to 1.57; decoding `u8`
+/// from 1.62 to 1.41, `u16` from 1.78 to 1.63, `bool` from 2.08 to 1.88. With 64 MiB
+/// arrays, encoding `u8` in Fortran order, transposed and with swapped axes went from
+/// 5.8–6.0 GB/s to 6.2–7.0, `u16` from 6.5–7.5 to 6.7–8.1; decoding, bound by memory,
+/// stayed where it was.
+#[inline(always)]
+fn tile_pitch<A>(block: &Block) -> usize {
+    let pitch = super::tile::<A>().pitch;
+    assert_eq!(
+        block.pitch, pitch,
+        "blocks of several rows have their tile's pitch"
+    );
+    pitch
+}
+
 /// Columns `c0..c0 + K` of the R rows of a band of the scratch buffer, `pitch` apart.
 #[inline(always)]
 fn rows_of<P: Copy, const R: usize, const K: usize>(
@@ -283,6 +304,10 @@ fn rows_of<P: Copy, const R: usize, const K: usize>(
     pitch: usize,
     c0: usize,
 ) -> [[P; K]; R] {
+    assert!(
+        K <= pitch && c0 <= pitch - K,
+        "a rectangle's columns lie in a row"
+    );
     let mut rows = [[band[0]; K]; R];
     for (i, row) in rows.iter_mut().enumerate() {
         row.copy_from_slice(&band[i * pitch + c0..][..K]);
@@ -298,6 +323,10 @@ fn put_rows<A: Copy, const R: usize, const K: usize>(
     c0: usize,
     rows: &[[A; K]; R],
 ) {
+    assert!(
+        K <= pitch && c0 <= pitch - K,
+        "a rectangle's columns lie in a row"
+    );
     for (i, row) in rows.iter().enumerate() {
         band[i * pitch + c0..][..K].copy_from_slice(row);
     }
@@ -314,7 +343,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     convert: impl Fn(A) -> A,
     kernel: impl Fn([[A; R]; K]) -> [[A; K]; R],
 ) {
-    let (cols, pitch) = (block.cols, block.pitch);
+    let cols = block.cols;
     if block.rows == 1 {
         // The first row of each rectangle, then the elements they leave one by one.
         let rectangles = memory[block.spread::<R, K>(memory.len())].chunks_exact(R * K);
@@ -332,6 +361,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     }
     // Rectangles read as K runs down memory and written as R runs along stream rows: a
     // strip of K columns at a time, down bands of R rows.
+    let pitch = tile_pitch::<A>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
     if let Some(span) = block.packed::<R>(cols_k) {
         // One run of R × K elements per rectangle, one after the other.
@@ -386,11 +416,12 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
     finish: impl Fn(P) -> A,
     kernel: impl Fn([[P; K]; R]) -> [[P; R]; K],
 ) {
-    let (cols, pitch) = (block.cols, block.pitch);
+    let cols = block.cols;
     if block.rows == 1 {
         let lane = Lane::new(block.start, block.col_step, cols);
         return lane.pair_mut(memory, scratch[..cols].iter(), |m, s| *m = convert(*s));
     }
+    let pitch = tile_pitch::<P>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
     let rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
     let per_line = per_line::<A>();
