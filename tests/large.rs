@@ -72,6 +72,19 @@ fn large_u8_tall() {
     check::<u8>(&[3000, 1500]);
 }
 
+/// Columns a multiple of 4 KiB apart (8192 rows of 1-byte elements in Fortran order,
+/// transposed, reversed), which decode in rectangles 4 columns wide, with 45 columns right
+/// of the first tile's 256.
+#[test]
+fn large_u8_columns_4_kib_apart() {
+    check::<u8>(&[8192, 301]);
+}
+
+#[test]
+fn large_bool_columns_4_kib_apart() {
+    check::<bool>(&[8192, 301]);
+}
+
 #[test]
 fn large_u16_3d() {
     check::<u16>(&[3, 700, 1013]);
@@ -119,6 +132,44 @@ fn large_bool_errors_name_the_first_bad_byte() {
             "{e:?}"
         );
     }
+}
+
+/// An array in Fortran order whose columns lie 8 KiB apart, which decodes in rectangles of
+/// its own: the first bad byte is named, whichever rectangle, tile or part of the pool
+/// holds it, and once the bytes are all valid, every element is decoded.
+#[test]
+fn large_bool_errors_with_columns_4_kib_apart() {
+    let (rows, cols) = (8192, 301);
+    let mut bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 3 == 0) as u8).collect();
+    bytes[rows * cols - 2] = 255;
+    bytes[1_234_567] = 2;
+    let mut a = ndarray::Array2::<bool>::from_elem((rows, cols).f(), false);
+    let e = on_threads(2, || {
+        a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::InvalidBool {
+                offset: 1_234_567,
+                value: 2
+            }
+        ),
+        "{e:?}"
+    );
+    bytes[1_234_567] = 0;
+    let e = on_threads(2, || {
+        a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap_err()
+    });
+    let last = rows * cols - 2;
+    assert!(
+        matches!(e, Error::InvalidBool { offset, value: 255 } if offset == last),
+        "{e:?}"
+    );
+    bytes[last] = 1;
+    on_threads(2, || a.decode_zarr_bytes_into(&bytes, Endian::Big).unwrap());
+    let stream = a.iter();
+    assert!(stream.zip(&bytes).all(|(&x, &b)| u8::from(x) == b));
 }
 
 /// A part of an array in Fortran order, cut into parts of whole blocks on the pool (2048

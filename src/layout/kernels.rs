@@ -139,8 +139,12 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// (columns of 16 KiB), decoding `u16` in Fortran order, transposed and with swapped axes
 /// from 0.48–0.60 of memcpy to 0.58–0.77; with columns of 16,128 bytes, from 0.52–0.63
 /// to 0.56–0.64. Gathering in 8 × 4 rectangles was slower (encoding from 0.56–0.70 to
-/// 0.50–0.62), and so was scattering 1-byte elements in 16 × 4 (`bool` decoding from
-/// 0.53–0.58 to 0.44–0.49 with columns that are no multiple of 4 KiB).
+/// 0.50–0.62). 1-byte elements scatter in 16 × 4 rectangles where their columns lie a
+/// multiple of 4 KiB apart ([`columns_alias`]): with 64 MiB arrays (columns of 16 KiB),
+/// decoding `u8` in Fortran order went from 4.8–5.5 GB/s to 6.3–6.5, transposed from
+/// 5.3–5.6 to 7.1, with swapped axes from 5.0–5.4 to 6.7–6.8 (0.49–0.54 of memcpy to
+/// 0.56–0.67), and `bool` stayed at 4.8–5.2; elsewhere they scatter in 16 × 8, as 16 × 4
+/// was slower there (`bool` decoding from 0.53–0.58 to 0.44–0.49).
 ///
 /// Each element is a `P` in the scratch buffer and becomes an `A` through `finish` (the
 /// identity for `Pod` elements; the element a valid byte stands for when 1-byte elements
@@ -155,7 +159,13 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
     finish: impl Fn(P) -> A,
 ) {
     let convert = |x: P| finish(if swap { swapped(x) } else { x });
-    match (std::mem::size_of::<P>(), block.rows) {
+    let size = std::mem::size_of::<P>();
+    match (size, block.rows) {
+        (1, 16..) if columns_alias(block, size) => {
+            super::scatter::<P, A, 16, 4>(scratch, block, memory, convert, &finish, |s| {
+                transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
+            })
+        }
         (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 8, 1, 1, 4>(s, false)
         }),
@@ -186,6 +196,13 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
         }
         _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, &finish, &finish, |s| s),
     }
+}
+
+/// Whether the columns of `block`, of `size`-byte elements, lie a multiple of 4 KiB apart
+/// in memory (axes of power-of-two lengths), so that the same line of each falls into the
+/// same set of the first-level cache, whose 8 ways the 8 columns of a rectangle then fill.
+fn columns_alias(block: &Block, size: usize) -> bool {
+    (block.col_step.unsigned_abs() * size) % 4096 == 0
 }
 
 /// Scatter a tile of the encoded bytes of 1-byte elements that are not `Pod` (`bool`, the
@@ -558,6 +575,7 @@ mod tests {
         let byte = |n: usize| (n * 7 + 3) as u8;
         let pair = |n: usize| (0x1200 + 0x101 * n) as u16;
         check::<u8, 16, 8, 8, 1, 1, 3, 4>(byte, |x| x);
+        check::<u8, 16, 4, 4, 1, 1, 2, 4>(byte, |x| x);
         check::<u8, 4, 16, 4, 1, 1, 4, 2>(byte, |x| x);
         // Three registers: each round's halves straddle the middle one, and the way back
         // takes inverse rounds.
