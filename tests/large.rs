@@ -74,14 +74,10 @@ fn large_u8_tall() {
 
 /// Columns a multiple of 4 KiB apart (8192 rows of 1-byte elements in Fortran order,
 /// transposed, reversed), which decode in rectangles 4 columns wide, with 45 columns right
-/// of the first tile's 256.
+/// of the first tile's 256: `u8`, and `bool`, whose bytes are checked as they are stored.
 #[test]
-fn large_u8_columns_4_kib_apart() {
+fn large_bytes_columns_4_kib_apart() {
     check::<u8>(&[8192, 301]);
-}
-
-#[test]
-fn large_bool_columns_4_kib_apart() {
     check::<bool>(&[8192, 301]);
 }
 
