@@ -412,14 +412,15 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
 
 /// Copy `scratch`, in stream order, into the elements of `block` in `memory`, each through
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
-/// R rows and gives their K column runs, each through `finish`.
+/// R rows and gives their K column runs, each through `finish`. `kernel` may keep state
+/// across the rectangles (the OR of their bytes, for a check).
 pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
     scratch: &[P],
     block: &Block,
     memory: &mut [A],
     convert: impl Fn(P) -> A,
     finish: impl Fn(P) -> A,
-    kernel: impl Fn([[P; K]; R]) -> [[P; R]; K],
+    mut kernel: impl FnMut([[P; K]; R]) -> [[P; R]; K],
 ) {
     let cols = block.cols;
     if block.rows == 1 {
@@ -428,7 +429,7 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
     }
     let pitch = tile_pitch::<P>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
-    let rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
+    let mut rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
     let per_line = per_line::<A>();
     if let Some(span) = block.packed::<R>(cols_k) {
         // One run of R × K elements per rectangle, one after the other.

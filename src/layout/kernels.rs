@@ -148,29 +148,51 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 ///
 /// Each element is a `P` in the scratch buffer and becomes an `A` through `finish` (the
 /// identity for `Pod` elements; the element a valid byte stands for when 1-byte elements
-/// move as bytes).
+/// move as bytes). With `SEEN` (1-byte elements only), the result is the OR of every byte
+/// moved, which tells a check whether any was above a bound; without, it is 0. The
+/// rectangles' bytes are ORed as whole registers into one that the compiler keeps in a
+/// register through the tile, where a flag set for each element was a mask reduced to a
+/// bit and stored for each rectangle (with 2 MiB Fortran-order `bool` arrays in columns
+/// 4 KiB apart, 2.27 instructions per byte decoded against 2.15).
 #[inline(always)]
-pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
+pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN: bool>(
     scratch: &[P],
     block: &Block,
     memory: &mut [A],
     swap: bool,
     swapped: impl Fn(P) -> P,
     finish: impl Fn(P) -> A,
-) {
-    let convert = |x: P| finish(if swap { swapped(x) } else { x });
+) -> u8 {
+    // With SEEN, the OR of the bytes moved: whole rectangles into a register, which
+    // stays one through the loop, and single elements into a byte.
+    let mut rectangles = Register::zeroed();
+    let elements = std::cell::Cell::new(0u8);
+    let see_element = |x: P| {
+        if SEEN {
+            elements.set(or_bytes(elements.get(), &x));
+        }
+        x
+    };
+    let convert = |x: P| {
+        finish(if swap {
+            swapped(see_element(x))
+        } else {
+            see_element(x)
+        })
+    };
+    let seen = &mut rectangles;
     let size = std::mem::size_of::<P>();
     match (size, block.rows) {
         (1, 16..) if columns_alias(block, size) => {
             super::scatter::<P, A, 16, 4>(scratch, block, memory, convert, &finish, |s| {
-                transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
+                see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 4>(s, false))
             })
         }
         (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &finish, |s| {
-            transposed::<Register, _, _, 8, 1, 1, 4>(s, false)
+            see::<SEEN, _, 8>(seen, transposed::<Register, _, _, 8, 1, 1, 4>(s, false))
         }),
         (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &finish, |s| {
-            transposed::<Register, _, _, 4, 1, 1, 2>(s, false)
+            see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 2>(s, false))
         }),
         (2, 8..) => super::scatter::<P, A, 8, 4>(scratch, block, memory, convert, &finish, |s| {
             transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
@@ -182,7 +204,7 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
             transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
         }),
         (1, 3) => super::scatter::<P, A, 3, 16>(scratch, block, memory, convert, &finish, |s| {
-            untransposed::<Register, _, _, 3, 4>(s)
+            see::<SEEN, _, 3>(seen, untransposed::<Register, _, _, 3, 4>(s))
         }),
         (8 | 16, 4) => {
             super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
@@ -191,11 +213,35 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize>(
         }
         // Two loops rather than a test per element.
         _ if swap => {
-            let convert = |x: P| finish(swapped(x));
+            let convert = |x: P| finish(swapped(see_element(x)));
             super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &finish, |s| s)
         }
-        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, &finish, &finish, |s| s),
+        _ => {
+            let convert = |x: P| finish(see_element(x));
+            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &finish, |s| s)
+        }
     }
+    let rectangles: [u8; 16] = bytemuck::cast(rectangles);
+    rectangles.iter().fold(elements.get(), |or, &b| or | b)
+}
+
+/// `rectangle`, whose bytes are N registers, with them ORed into `seen` when SEEN.
+#[inline(always)]
+fn see<const SEEN: bool, T: Pod, const N: usize>(seen: &mut Register, rectangle: T) -> T {
+    if SEEN {
+        let registers: [Register; N] = bytemuck::cast(rectangle);
+        // A loop, not `fold`: a call can stay out of line.
+        for r in registers {
+            *seen = seen.or(r);
+        }
+    }
+    rectangle
+}
+
+/// `or` with the bytes of `x` ORed into it.
+#[inline(always)]
+fn or_bytes<T: Pod>(or: u8, x: &T) -> u8 {
+    bytemuck::bytes_of(x).iter().fold(or, |or, &b| or | b)
 }
 
 /// Whether the columns of `block`, of `size`-byte elements, lie a multiple of 4 KiB apart
@@ -207,15 +253,16 @@ fn columns_alias(block: &Block, size: usize) -> bool {
 
 /// Scatter a tile of the encoded bytes of 1-byte elements that are not `Pod` (`bool`, the
 /// low-bit minifloats): the tile moves as bytes in the byte rectangles, and each byte
-/// becomes an element through `from_byte` as it is stored.
+/// becomes an element through `from_byte` as it is stored. With `SEEN`, the OR of every
+/// byte moved ([`scatter`]).
 #[inline(always)]
-pub(crate) fn scatter_bytes<A: Copy + Zeroable>(
+pub(crate) fn scatter_bytes<A: Copy + Zeroable, const SEEN: bool>(
     scratch: &[u8],
     block: &Block,
     memory: &mut [A],
     from_byte: impl Fn(u8) -> A,
-) {
-    scatter::<_, _, 1>(scratch, block, memory, false, |x| x, from_byte);
+) -> u8 {
+    scatter::<_, _, 1, SEEN>(scratch, block, memory, false, |x| x, from_byte)
 }
 
 /// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
@@ -302,6 +349,8 @@ trait Lanes: Pod {
     fn swap_words<const W: usize>(self) -> Self;
     /// The even (`a_odd`: odd) bytes of `a`, then the even (`b_odd`: odd) bytes of `b`.
     fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self;
+    /// The OR of the bits of `self` and `other`.
+    fn or(self, other: Self) -> Self;
 }
 
 /// A register in plain bytes: the kernels of targets without SSE2, and the definition the
@@ -335,6 +384,12 @@ impl Lanes for [u8; 16] {
             half.iter_mut().zip(bytes).for_each(|(h, &x)| *h = x);
         }
         r
+    }
+
+    #[inline(always)]
+    fn or(mut self, other: Self) -> Self {
+        self.iter_mut().zip(other).for_each(|(a, b)| *a |= b);
+        self
     }
 }
 
@@ -429,6 +484,11 @@ mod sse2 {
                 }
             };
             pack_i16_to_u8_m128i(low(a, a_odd), low(b, b_odd))
+        }
+
+        #[inline(always)]
+        fn or(self, other: Self) -> Self {
+            bitor_m128i(self, other)
         }
     }
 
@@ -646,6 +706,67 @@ mod tests {
             |n| 0x0102_0304_0506_0708u64.wrapping_mul(n as u64 + 1),
             u64::swap_bytes,
         );
+    }
+
+    /// A scatter of 1-byte elements that sees the bytes it moves, in every kernel of the
+    /// table (16 × 4 where columns lie 4 KiB apart, forward and reversed, 16 × 8, 4 × 16,
+    /// 3 × 16, packed and not, single elements, a lone row): a byte with its high bit set
+    /// at each position in turn is in the OR it gives, the bytes of the scratch buffer
+    /// it does not move (right of the block's columns) are not, and every element is
+    /// `finish` of its byte while the memory between is left as it was.
+    #[test]
+    fn scatters_of_bytes_see_every_byte() {
+        let pitch = crate::layout::tile::<u8>().pitch;
+        let geometries: [(usize, usize, isize); 9] = [
+            (35, 9, 4096),
+            (35, 9, -4096),
+            (35, 19, 40),
+            (10, 33, 12),
+            (3, 37, 3),
+            (3, 20, 5),
+            (2, 9, 7),
+            (1, 30, 3),
+            (17, 4, 4096),
+        ];
+        for (rows, cols, col_step) in geometries {
+            let pitch = if rows > 1 { pitch } else { cols };
+            let reach = (cols - 1) * col_step.unsigned_abs();
+            let block = Block {
+                start: if col_step < 0 { reach } else { 0 },
+                rows,
+                row_step: 1,
+                cols,
+                col_step,
+                out: 0,
+                out_row: cols,
+                pitch,
+            };
+            // Valid bytes where the block's elements are, 0x40 in the padding.
+            let valid: Vec<u8> = (0..rows * pitch)
+                .map(|i| {
+                    if i % pitch < cols {
+                        (i % 3 == 0) as u8
+                    } else {
+                        0x40
+                    }
+                })
+                .collect();
+            for (r, c) in (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c))) {
+                let mut scratch = valid.clone();
+                scratch[r * pitch + c] = 0x80;
+                let mut memory = vec![0xee; reach + rows];
+                let or = super::scatter_bytes::<u8, true>(&scratch, &block, &mut memory, |x| {
+                    x.wrapping_add(1)
+                });
+                let ctx = format!("{rows} × {cols}, columns {col_step} apart, ({r}, {c})");
+                assert_eq!(or, 0x81, "{ctx}");
+                let mut want = vec![0xee; memory.len()];
+                for (i, j) in (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))) {
+                    want[block.at(i, j)] = scratch[i * pitch + j].wrapping_add(1);
+                }
+                assert_eq!(memory, want, "{ctx}");
+            }
+        }
     }
 
     /// The bulk swap against its definition, for lengths around its 64-byte steps.
