@@ -3,9 +3,10 @@
 //! elements move, here and nowhere else ([`gather`], [`scatter`]): 1-, 2- and 4-byte
 //! elements in rectangles transposed in registers ([`transposed`]), 8- and 16-byte ones in
 //! rectangles of 4 × 4 moved one by one ([`moved`]) when the tile is 4 rows high, and one
-//! by one down each column otherwise. Elements
-//! that are not `Pod` (`bool`, minifloats in the low bits of a byte) and raw bits move one
-//! by one ([`gather_each`], [`scatter_each`]).
+//! by one down each column otherwise. 1-byte elements that are not `Pod` (`bool`,
+//! minifloats in the low bits of a byte) move as bytes in the byte rectangles
+//! ([`scatter_bytes`]), which give the OR of the bytes they moved for `bool`'s check; raw
+//! bits move one by one ([`gather_each`], [`scatter_each`]).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -151,9 +152,9 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// move as bytes). With `SEEN` (1-byte elements only), the result is the OR of every byte
 /// moved, which tells a check whether any was above a bound; without, it is 0. The
 /// rectangles' bytes are ORed as whole registers into one that the compiler keeps in a
-/// register through the tile, where a flag set for each element was a mask reduced to a
-/// bit and stored for each rectangle (with 2 MiB Fortran-order `bool` arrays in columns
-/// 4 KiB apart, 2.27 instructions per byte decoded against 2.15).
+/// register through the tile. A flag set for each element instead was a mask reduced to
+/// a bit and stored for each rectangle: decoding 2 MiB Fortran-order `bool` arrays in
+/// columns 4 KiB apart took 2.27 instructions per byte with it, 2.15 with the OR.
 #[inline(always)]
 pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN: bool>(
     scratch: &[P],
@@ -163,6 +164,8 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN:
     swapped: impl Fn(P) -> P,
     finish: impl Fn(P) -> A,
 ) -> u8 {
+    // Only the 1-byte arms see their rectangles.
+    const { assert!(!SEEN || std::mem::size_of::<P>() == 1) };
     // With SEEN, the OR of the bytes moved: whole rectangles into a register, which
     // stays one through the loop, and single elements into a byte.
     let mut rectangles = Register::zeroed();
