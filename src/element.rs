@@ -103,16 +103,21 @@ pub(crate) mod sealed {
     }
 }
 
-/// A component word: what one element is made of, and how its bytes are ordered.
+/// A component word: what one element is made of, and how its bytes are ordered. Its
+/// conversions are `#[inline]`: the tiles copy each row of their scratch buffer through
+/// them in the native byte order, where inlined they fold to the copy alone, without a
+/// call and a match per row.
 trait Word: Pod {
     fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
     fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
 }
 
 impl Word for u8 {
+    #[inline]
     fn write(src: &[u8], _: Endian, dst: &mut [u8]) {
         dst.copy_from_slice(src);
     }
+    #[inline]
     fn read(src: &[u8], _: Endian, dst: &mut [u8]) {
         dst.copy_from_slice(src);
     }
@@ -121,6 +126,7 @@ impl Word for u8 {
 macro_rules! word {
     ($w:ty, $write:ident, $read:ident) => {
         impl Word for $w {
+            #[inline]
             fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
                 match endian {
                     e if e == Endian::NATIVE => dst.copy_from_slice(bytemuck::cast_slice(src)),
@@ -132,6 +138,7 @@ macro_rules! word {
                     Endian::Big => BigEndian::$write(src, dst),
                 }
             }
+            #[inline]
             fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
                 match endian {
                     e if e == Endian::NATIVE => {
@@ -165,9 +172,11 @@ macro_rules! element {
             fn is_verbatim(endian: Endian) -> bool {
                 std::mem::size_of::<$w>() == 1 || endian == Endian::NATIVE
             }
+            #[inline]
             fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
                 <$w as Word>::write(bytemuck::cast_slice(src), endian, dst)
             }
+            #[inline]
             fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
                 <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
             }

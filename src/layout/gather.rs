@@ -43,10 +43,14 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
             return;
         };
         let run = &run[..len.min(run.len())];
-        // The first element of each line-long chunk, and the last element: a run that does
-        // not start on a line boundary reaches one line further.
-        let firsts = run.chunks(per_line::<T>()).filter_map(<[T]>::first);
-        firsts.chain(run.last()).for_each(|x| hint(x, write));
+        // The first element of each line-long stretch, and the last element: a run that
+        // does not start on a line boundary reaches one line further.
+        for line in run.chunks(per_line::<T>()) {
+            hint(&line[0], write);
+        }
+        if let Some(last) = run.last() {
+            hint(last, write);
+        }
     }
     #[cfg(not(all(
         any(target_arch = "x86", target_arch = "x86_64"),
