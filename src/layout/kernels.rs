@@ -176,13 +176,9 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN:
         }
         x
     };
-    let convert = |x: P| {
-        finish(if swap {
-            swapped(see_element(x))
-        } else {
-            see_element(x)
-        })
-    };
+    let each = |x: P| finish(see_element(x));
+    let each_swapped = |x: P| finish(swapped(see_element(x)));
+    let convert = |x: P| if swap { each_swapped(x) } else { each(x) };
     let seen = &mut rectangles;
     let size = std::mem::size_of::<P>();
     match (size, block.rows) {
@@ -216,13 +212,9 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN:
         }
         // Two loops rather than a test per element.
         _ if swap => {
-            let convert = |x: P| finish(swapped(see_element(x)));
-            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &finish, |s| s)
+            super::scatter::<P, A, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
         }
-        _ => {
-            let convert = |x: P| finish(see_element(x));
-            super::scatter::<P, A, 1, 1>(scratch, block, memory, convert, &finish, |s| s)
-        }
+        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, each, &finish, |s| s),
     }
     let rectangles: [u8; 16] = bytemuck::cast(rectangles);
     rectangles.iter().fold(elements.get(), |or, &b| or | b)
