@@ -487,7 +487,8 @@ fn fill_lanes<A: Copy>(view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
 }
 
 /// Copy the stream rows of block `b` from `bytes` into the first tile of `scratch`, each
-/// through `read`, and return that tile.
+/// through `read`, asking for the row [`layout::stream_ahead`] rows below it, and return
+/// that tile.
 fn staged<'s, P: Copy + bytemuck::Zeroable>(
     bytes: &[u8],
     b: &Block,
@@ -497,8 +498,9 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     let size = std::mem::size_of::<P>();
     scratch.resize(layout::scatter_tile::<P>().len(), P::zeroed());
     let tile = &mut scratch[..b.rows * b.pitch];
+    let rows_ahead = layout::stream_ahead::<P>();
     for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
-        let ahead = b.stream_row(r + b.rows) * size;
+        let ahead = b.stream_row(r + rows_ahead) * size;
         layout::prefetch(bytes, ahead, b.cols * size, false);
         let at = b.stream_row(r) * size;
         read(&bytes[at..at + b.cols * size], &mut row[..b.cols]);

@@ -27,11 +27,11 @@ const LINES_AHEAD: usize = 2;
 /// soon, one hint per cache line; `write` when they are about to be overwritten.
 ///
 /// A hint reads and writes nothing; on targets without one this does nothing. Tiles are
-/// short runs spread over many pages, too short for the hardware to notice a stream, so
-/// the traversal asks for the next tile while it moves the current one. The lines are
-/// asked into the second-level cache, not the first, where the next tile would push out
-/// the current one (measured with 64 MiB Fortran-order arrays: `u8` from 0.34–0.36 to
-/// 0.37–0.38 of memcpy, `f64` decoding from 0.60–0.66 to 0.66–0.71).
+/// short runs spread over many pages, too short for the hardware to notice a stream, so the
+/// traversal asks for the runs it moves next while it moves the current ones. The lines are
+/// asked into the second-level cache, not the first, where they would push out the lines
+/// being moved (measured with 64 MiB Fortran-order arrays: `u8` from 0.34–0.36 to 0.37–0.38
+/// of memcpy, `f64` decoding from 0.60–0.66 to 0.66–0.71).
 #[inline]
 pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
     #[cfg(all(

@@ -32,8 +32,8 @@ pub(crate) use gather::{gather, prefetch, prefetch_lane, request_line, scatter, 
 #[cfg(feature = "rayon")]
 pub(crate) use plan::reordered_parts;
 pub(crate) use plan::{
-    lanes, plan, reorders, scatter_tile, tile, tiled_window, to_memory_order, walk, walk_placed,
-    windows, Block, Origin, Strided, Tile, Visitor,
+    lanes, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, to_memory_order, walk,
+    walk_placed, windows, Block, Origin, Strided, Tile, Visitor,
 };
 
 /// Bytes of a cache line.
