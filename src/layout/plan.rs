@@ -256,16 +256,15 @@ pub(crate) fn scatter_tile<A>() -> Tile {
     }
 }
 
-/// How many rows of the stream ahead of the one it copies into the scratch buffer a scatter
-/// asks for (decoding; [`prefetch`](super::prefetch)): 64 for 1-byte elements, 128 for
-/// wider ones, whose scatter tiles hold 48 to 192 rows. Asking for the same row of the tile
-/// below, a whole tile ahead, was slower. Measured with 64 MiB arrays, three alternated
-/// runs of `perf_table`, in Fortran order, transposed and with swapped axes: `bool`
-/// decoding from 5.7–6.1 GB/s to 5.8–6.4, `u8` from 6.4–6.9 to 6.7–7.4, `u16` from 6.2–7.4
-/// to 6.2–7.9, `f64` from 6.4–8.3 to 6.7–8.6; `f32` and `Complex<f64>` read the same
-/// (encoding, unchanged, read the same too). 1-byte elements were slower 128 rows ahead
-/// (`u8` 6.9–7.3 GB/s against 7.1–7.7 at 32 or 64), wider ones no faster 32 or 64 rows
-/// ahead.
+/// How many rows of the stream ahead of the one it copies into the scratch buffer decoding
+/// asks for ([`prefetch`](super::prefetch)): 64 for 1-byte elements, 128 for wider ones,
+/// whose scatter tiles hold 48 to 192 rows. Asking for the same row of the tile below, a
+/// whole tile ahead, was slower. Measured with 64 MiB arrays, three alternated runs of
+/// `perf_table`, in Fortran order, transposed and with swapped axes: `bool` decoding from
+/// 5.7–6.1 GB/s to 5.8–6.4, `u8` from 6.4–6.9 to 6.7–7.4, `u16` from 6.2–7.4 to 6.2–7.9,
+/// `f64` from 6.4–8.3 to 6.7–8.6; `f32` and `Complex<f64>` read the same (encoding,
+/// unchanged, read the same too). 1-byte elements were slower 128 rows ahead (`u8` 6.9–7.3
+/// GB/s against 7.1–7.7 at 32 or 64), wider ones no faster 32 or 64 rows ahead.
 pub(crate) fn stream_ahead<A>() -> usize {
     if std::mem::size_of::<A>() == 1 {
         64
