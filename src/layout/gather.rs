@@ -382,15 +382,14 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
         for c0 in (0..cols_k).step_by(K) {
             (c0..c0 + K).for_each(|c| block.prefetch_ahead(memory, c, false));
             let (span, step) = block.strip::<K>(c0, rows_k);
-            let columns = memory[span]
-                .chunks(step)
-                .map(|c| c[..rows_k].chunks_exact(R));
-            let mut runs: [_; K] = strip_columns(columns, block.col_step < 0);
-            for band in scratch.chunks_exact_mut(R * pitch).take(rows_k / R) {
-                let next = runs.iter_mut().map(|run| {
-                    run.next()
-                        .unwrap_or_else(|| unreachable!("rows_k / R runs"))
-                });
+            let columns = memory[span].chunks(step).map(|c| &c[..rows_k]);
+            let columns: [&[A]; K] = strip_columns(columns, block.col_step < 0);
+            for (b, band) in scratch
+                .chunks_exact_mut(R * pitch)
+                .take(rows_k / R)
+                .enumerate()
+            {
+                let next = columns.iter().map(|column| &column[b * R..][..R]);
                 put_rows(band, pitch, c0, &kernel(gathered_runs(next)));
             }
         }
