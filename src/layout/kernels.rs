@@ -668,9 +668,10 @@ mod tests {
         check::<u32, 4, 4, 4, 4, 2, 2, 2>(word, pairs_swapped);
     }
 
-    /// The 4 × 8 rectangles that gather 4-byte elements, two squares side by side, against
-    /// the definition: `result[i][j] == runs[j][i]`, each element's `WORD`-byte components
-    /// reversed when asked.
+    /// The 4 × 8 rectangles that gather 4-byte elements, two squares side by side, with
+    /// plain byte registers and with this target's, against the definition:
+    /// `result[i][j] == runs[j][i]`, each element's `WORD`-byte components reversed when
+    /// asked.
     #[test]
     fn squares_side_by_side_transpose() {
         fn check<const WORD: usize>(swapped: impl Fn(u32) -> u32) {
@@ -678,7 +679,10 @@ mod tests {
                 std::array::from_fn(|i| (0x1020_3000 + 0x0101_0101 * (j * 4 + i)) as u32)
             });
             for swap in [false, true] {
-                let got = side_by_side::<u32, 4, 4, 8>(runs, |s| {
+                let plain = side_by_side::<u32, 4, 4, 8>(runs, |s| {
+                    transposed::<[u8; 16], _, _, 4, 4, WORD, 2>(s, swap)
+                });
+                let target = side_by_side::<u32, 4, 4, 8>(runs, |s| {
                     transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
                 });
                 for (i, j) in (0..4).flat_map(|i| (0..8).map(move |j| (i, j))) {
@@ -687,10 +691,9 @@ mod tests {
                     } else {
                         runs[j][i]
                     };
-                    assert_eq!(
-                        got[i][j], want,
-                        "({i}, {j}), {WORD}-byte words, swap {swap}"
-                    );
+                    let ctx = format!("({i}, {j}), {WORD}-byte words, swap {swap}");
+                    assert_eq!(plain[i][j], want, "plain registers, {ctx}");
+                    assert_eq!(target[i][j], want, "target registers, {ctx}");
                 }
             }
         }
