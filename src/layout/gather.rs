@@ -235,7 +235,7 @@ fn rectangles<const R: usize, const K: usize>(block: &Block) -> (usize, usize) {
 }
 
 /// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), in column
-/// order: slices, or iterators over their runs.
+/// order: shared slices for a gather, exclusive ones for a scatter.
 fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reversed: bool) -> [S; K] {
     let mut columns = std::array::from_fn(|_| {
         chunks

@@ -66,10 +66,10 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// from 6.9–7.6 GB/s to 7.6–8.4 (big-endian 6.5–7.0 to 6.4–7.2, five alternated runs);
 /// 2-byte elements in two 8 × 8 squares gained nothing. 8- and 16-byte elements move one
 /// by one down each column of a tall tile, measured faster than squares, whose registers
-/// spill, and than converting the rows of the tile afterwards in bulk; in a tile of exactly 4 rows, whose columns are 4 elements, they move in 4 × 4
-/// squares of single moves, which spare each short column its own loop (`f64` (2, 0, 1)
-/// encoding from 0.45 to 0.63–0.67). The casts between `A` and the registers are by the
-/// size just matched.
+/// spill, and than converting the rows of the tile afterwards in bulk; in a tile of
+/// exactly 4 rows, whose columns are 4 elements, they move in 4 × 4 squares of single
+/// moves, which spare each short column its own loop (`f64` (2, 0, 1) encoding from 0.45
+/// to 0.63–0.67). The casts between `A` and the registers are by the size just matched.
 #[inline(always)]
 pub(crate) fn gather<A: Pod, const WORD: usize>(
     memory: &[A],
