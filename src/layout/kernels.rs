@@ -589,7 +589,7 @@ mod tests {
     /// and back (R runs of K, in `BACK` = log2(R) rounds, or for a height that is no power
     /// of two in log2(K) inverse rounds), with plain byte registers and with this target's,
     /// against the definition: `result[i][j] == runs[j][i]`, each element's bytes reversed
-    /// when asked.
+    /// when asked; and the 4 × 8 rectangles of two squares side by side, forward.
     #[test]
     fn rectangles_transpose() {
         fn check<
@@ -666,18 +666,14 @@ mod tests {
         // Two 2-byte components per element, as in a `Complex<f16>`.
         let pairs_swapped = |x: u32| ((x & 0x00ff_00ff) << 8) | ((x >> 8) & 0x00ff_00ff);
         check::<u32, 4, 4, 4, 4, 2, 2, 2>(word, pairs_swapped);
-    }
 
-    /// The 4 × 8 rectangles that gather 4-byte elements, two squares side by side, with
-    /// plain byte registers and with this target's, against the definition:
-    /// `result[i][j] == runs[j][i]`, each element's `WORD`-byte components reversed when
-    /// asked.
-    #[test]
-    fn squares_side_by_side_transpose() {
-        fn check<const WORD: usize>(swapped: impl Fn(u32) -> u32) {
-            let runs: [[u32; 4]; 8] = std::array::from_fn(|j| {
-                std::array::from_fn(|i| (0x1020_3000 + 0x0101_0101 * (j * 4 + i)) as u32)
-            });
+        // The 4 × 8 rectangles that gather 4-byte elements: two squares side by side.
+        fn side_by_side_check<const WORD: usize>(
+            element: impl Fn(usize) -> u32,
+            swapped: impl Fn(u32) -> u32,
+        ) {
+            let runs: [[u32; 4]; 8] =
+                std::array::from_fn(|j| std::array::from_fn(|i| element(j * 4 + i)));
             for swap in [false, true] {
                 let plain = side_by_side::<u32, 4, 4, 8>(runs, |s| {
                     transposed::<[u8; 16], _, _, 4, 4, WORD, 2>(s, swap)
@@ -691,14 +687,15 @@ mod tests {
                     } else {
                         runs[j][i]
                     };
-                    let ctx = format!("({i}, {j}), {WORD}-byte words, swap {swap}");
+                    let ctx =
+                        format!("4 × 8 side by side, ({i}, {j}), {WORD}-byte words, swap {swap}");
                     assert_eq!(plain[i][j], want, "plain registers, {ctx}");
                     assert_eq!(target[i][j], want, "target registers, {ctx}");
                 }
             }
         }
-        check::<4>(u32::swap_bytes);
-        check::<2>(|x| ((x & 0x00ff_00ff) << 8) | ((x >> 8) & 0x00ff_00ff));
+        side_by_side_check::<4>(word, u32::swap_bytes);
+        side_by_side_check::<2>(word, pairs_swapped);
     }
 
     /// Rows of elements 3 or 4 apart (one of 3 or 4 planes stored interleaved) against the
