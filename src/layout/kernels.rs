@@ -585,6 +585,20 @@ mod tests {
 
     use super::{side_by_side, transposed, untransposed, Block, Register};
 
+    /// K runs of R elements, element `j * R + i` being run j's i-th.
+    fn runs_of<T, const R: usize, const K: usize>(element: impl Fn(usize) -> T) -> [[T; R]; K] {
+        std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)))
+    }
+
+    /// The definition of a transposition: row i holds the i-th element of every run, each
+    /// through `s`.
+    fn rows_of_runs<T: Copy, const R: usize, const K: usize>(
+        runs: &[[T; R]; K],
+        s: impl Fn(T) -> T,
+    ) -> [[T; K]; R] {
+        std::array::from_fn(|i| std::array::from_fn(|j| s(runs[j][i])))
+    }
+
     /// Every rectangle of the table, forward (K runs of R, in `FORWARD` = log2(K) rounds)
     /// and back (R runs of K, in `BACK` = log2(R) rounds, or for a height that is no power
     /// of two in log2(K) inverse rounds), with plain byte registers and with this target's,
@@ -617,15 +631,14 @@ mod tests {
             } else {
                 assert_eq!(W, 1, "inverse rounds move bytes");
             }
-            let runs: [[T; R]; K] =
-                std::array::from_fn(|j| std::array::from_fn(|i| element(j * R + i)));
-            let rows: [[T; K]; R] = std::array::from_fn(|i| std::array::from_fn(|j| runs[j][i]));
+            let runs: [[T; R]; K] = runs_of(&element);
+            let rows = rows_of_runs(&runs, |x| x);
             for swap in [false, true] {
                 if swap && WORD == 1 {
                     continue;
                 }
                 let s = |x: T| if swap { swapped(x) } else { x };
-                let forward: [[T; K]; R] = rows.map(|r| r.map(s));
+                let forward = rows_of_runs(&runs, s);
                 let back: [[T; R]; K] = runs.map(|r| r.map(s));
                 let ctx = format!("{R} × {K}, {W}-byte elements, swap {WORD}-byte words {swap}");
                 let got: [[T; K]; R] =
@@ -672,26 +685,18 @@ mod tests {
             element: impl Fn(usize) -> u32,
             swapped: impl Fn(u32) -> u32,
         ) {
-            let runs: [[u32; 4]; 8] =
-                std::array::from_fn(|j| std::array::from_fn(|i| element(j * 4 + i)));
+            let runs: [[u32; 4]; 8] = runs_of(&element);
             for swap in [false, true] {
-                let plain = side_by_side::<u32, 4, 4, 8>(runs, |s| {
+                let forward = rows_of_runs(&runs, |x| if swap { swapped(x) } else { x });
+                let ctx = format!("4 × 8 side by side, {WORD}-byte words, swap {swap}");
+                let got = side_by_side::<u32, 4, 4, 8>(runs, |s| {
                     transposed::<[u8; 16], _, _, 4, 4, WORD, 2>(s, swap)
                 });
-                let target = side_by_side::<u32, 4, 4, 8>(runs, |s| {
+                assert_eq!(got, forward, "plain registers, {ctx}");
+                let got = side_by_side::<u32, 4, 4, 8>(runs, |s| {
                     transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
                 });
-                for (i, j) in (0..4).flat_map(|i| (0..8).map(move |j| (i, j))) {
-                    let want = if swap {
-                        swapped(runs[j][i])
-                    } else {
-                        runs[j][i]
-                    };
-                    let ctx =
-                        format!("4 × 8 side by side, ({i}, {j}), {WORD}-byte words, swap {swap}");
-                    assert_eq!(plain[i][j], want, "plain registers, {ctx}");
-                    assert_eq!(target[i][j], want, "target registers, {ctx}");
-                }
+                assert_eq!(got, forward, "target registers, {ctx}");
             }
         }
         side_by_side_check::<4>(word, u32::swap_bytes);
