@@ -191,6 +191,66 @@ macro_rules! dyn_array {
                 }
             }
 
+            /// The same array with its axes reordered: axis `i` of the result is axis
+            /// `order[i]` of this one (the `transpose` codec). No element moves, only the
+            /// strides change; encoding reads the permuted layout in its logical C order.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::InvalidAxisOrder`] unless `order` holds each axis exactly once.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use ndarray::{array, ArrayD};
+            /// use zarr_bytes::{BytesCodec, DynArray, Endian};
+            ///
+            /// let d = DynArray::from(array![[1u16, 2, 3], [4, 5, 6]].into_dyn());
+            /// let t = d.permuted_axes(&[1, 0])?;
+            /// assert_eq!(t.shape(), &[3, 2]);
+            /// let bytes = BytesCodec::new(Endian::Big).encode_dyn(&t)?;
+            /// assert_eq!(bytes, [0, 1, 0, 4, 0, 2, 0, 5, 0, 3, 0, 6]);
+            /// # Ok::<(), zarr_bytes::Error>(())
+            /// ```
+            pub fn permuted_axes(self, order: &[usize]) -> Result<DynArray, Error> {
+                let ndim = self.shape().len();
+                let mut seen = vec![false; ndim];
+                let valid = order.len() == ndim
+                    && order.iter().all(|&k| k < ndim && !std::mem::replace(&mut seen[k], true));
+                if !valid {
+                    return Err(Error::InvalidAxisOrder { order: order.to_vec(), ndim });
+                }
+                // The trailing byte axis of raw bits and raw bytes stays last.
+                let with_bytes = |a: ArrayD<u8>| {
+                    let mut all = order.to_vec();
+                    all.push(ndim);
+                    a.permuted_axes(all)
+                };
+                Ok(match self {
+                    $(DynArray::$variant(a) => DynArray::$variant(a.permuted_axes(order)),)*
+                    DynArray::RawBits(a) => DynArray::RawBits(with_bytes(a)),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(with_bytes(a)),
+                    DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
+                        values: values.permuted_axes(order),
+                        unit,
+                        scale_factor,
+                    },
+                    DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
+                        values: values.permuted_axes(order),
+                        unit,
+                        scale_factor,
+                    },
+                    DynArray::FixedLengthUtf32 { values, length_bytes } => DynArray::FixedLengthUtf32 {
+                        values: values.permuted_axes(order),
+                        length_bytes,
+                    },
+                    DynArray::NullTerminatedBytes { values, length_bytes } => {
+                        DynArray::NullTerminatedBytes { values: values.permuted_axes(order), length_bytes }
+                    }
+                    DynArray::Struct(s) => DynArray::Struct(s.permuted_axes(order)?),
+                })
+            }
+
             /// An array of `data_type` and `shape` whose every element is `fill_value`, the
             /// value of `zarr.json`'s `fill_value`: what a missing chunk reads as.
             ///

@@ -173,6 +173,13 @@ pub enum Error {
         /// The field's shape.
         actual: Vec<usize>,
     },
+    /// An axis order that is not a permutation of the array's axes.
+    InvalidAxisOrder {
+        /// The order given.
+        order: Vec<usize>,
+        /// The array's axes.
+        ndim: usize,
+    },
     /// A UTF-32 code unit that is no Unicode scalar value (a surrogate, or past U+10FFFF).
     InvalidCodeUnit {
         /// Offset of the code unit's first byte in the encoded bytes.
@@ -315,6 +322,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "struct field {name:?} has shape {actual:?}, not the struct's shape {expected:?}"
+            ),
+            Error::InvalidAxisOrder { order, ndim } => write!(
+                f,
+                "axis order {order:?} is not a permutation of the array's {ndim} axes"
             ),
             Error::InvalidCodeUnit { offset, value } => write!(
                 f,

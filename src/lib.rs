@@ -102,6 +102,7 @@
 //! | [`NestingTooDeep`](Error::NestingTooDeep) | structs nested more than 16 levels deep | the metadata is hostile or broken |
 //! | [`StructTooLarge`](Error::StructTooLarge) | struct too large: its fields add up to more than isize::MAX bytes | the metadata is hostile or broken |
 //! | [`FieldShapeMismatch`](Error::FieldShapeMismatch) | struct field "y" has shape [3, 1], not the struct's shape [2, 1] | give every field the struct's shape |
+//! | [`InvalidAxisOrder`](Error::InvalidAxisOrder) | axis order [0, 0] is not a permutation of the array's 2 axes | name each axis once |
 //! | [`InvalidCodeUnit`](Error::InvalidCodeUnit) | invalid UTF-32 code unit 0xd800 at offset 4: not a Unicode scalar value | the chunk is not UTF-32, or is corrupt |
 //! | [`OutOfRange`](Error::OutOfRange) | value 9 at index 0 does not fit int4 | keep values in the type's range |
 //! | [`TooLong`](Error::TooLong) | element 1 is 4 long, more than {"name":"fixed_length_utf32",…} holds (3) | shorten it, or use a longer type |

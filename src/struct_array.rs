@@ -93,6 +93,18 @@ impl StructArray {
         )
     }
 
+    /// The same struct array with every field's axes reordered, as
+    /// [`DynArray::permuted_axes`] does.
+    pub(crate) fn permuted_axes(self, order: &[usize]) -> Result<StructArray, Error> {
+        let fields = self
+            .fields
+            .into_iter()
+            .map(|(name, a)| Ok((name, a.permuted_axes(order)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let shape = order.iter().map(|&k| self.shape[k]).collect();
+        Ok(StructArray { fields, shape })
+    }
+
     /// Decode packed records of the checked struct type `fields`.
     pub(crate) fn decode(
         bytes: &[u8],

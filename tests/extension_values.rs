@@ -508,3 +508,62 @@ fn fill_values_of_the_wrong_form_are_named_errors() {
         Err(Error::InvalidRawBits { .. })
     ));
 }
+
+#[test]
+fn permuted_axes_encode_as_the_transposed_arrays() {
+    let a = ArrayD::from_shape_fn(vec![2, 3], |i| (10 * i[0] + i[1]) as u16 + 0x0100);
+    let text = a.map(|x| format!("{x}"));
+    let raw = a.map(|x| x.to_le_bytes());
+    let record = |a: &ArrayD<u16>, text: &ArrayD<String>| {
+        let fields = vec![
+            ("n".into(), DynArray::from(a.clone())),
+            (
+                "s".into(),
+                DynArray::FixedLengthUtf32 {
+                    values: text.clone(),
+                    length_bytes: 12,
+                },
+            ),
+        ];
+        DynArray::Struct(StructArray::new(fields).unwrap())
+    };
+    let kinds = |a: &ArrayD<u16>, text: &ArrayD<String>, raw: &ArrayD<[u8; 2]>| {
+        vec![
+            DynArray::from(a.clone()),
+            DynArray::from(raw.clone()),
+            DynArray::FixedLengthUtf32 {
+                values: text.clone(),
+                length_bytes: 12,
+            },
+            record(a, text),
+        ]
+    };
+    let (at, textt, rawt) = (
+        a.t().as_standard_layout().into_owned(),
+        text.t().as_standard_layout().into_owned(),
+        raw.t().as_standard_layout().into_owned(),
+    );
+    for (d, want) in kinds(&a, &text, &raw)
+        .into_iter()
+        .zip(kinds(&at, &textt, &rawt))
+    {
+        let permuted = d.clone().permuted_axes(&[1, 0]).unwrap();
+        assert_eq!(permuted.shape(), &[3, 2]);
+        assert_eq!(permuted.data_type(), d.data_type());
+        for codec in [LITTLE, BIG] {
+            assert_eq!(
+                codec.encode_dyn(&permuted).unwrap(),
+                codec.encode_dyn(&want).unwrap(),
+                "{}",
+                d.data_type()
+            );
+        }
+        for order in [&[0, 0][..], &[0], &[0, 2], &[0, 1, 2]] {
+            let e = d.clone().permuted_axes(order).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidAxisOrder { order: o, ndim: 2 } if o == order),
+                "{e}"
+            );
+        }
+    }
+}
