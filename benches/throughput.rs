@@ -127,7 +127,7 @@ fn group<T: Element>(
             g.bench_function(id("encode_zarr_bytes_into", layout), |b| {
                 timed(b, cold, || {
                     let view = black_box(&arrays).view(layout);
-                    view.encode_zarr_bytes_into(e, &mut out).unwrap()
+                    view.encode_zarr_bytes_into(&mut out, e).unwrap()
                 })
             });
         }
@@ -153,7 +153,7 @@ fn group<T: Element>(
             g.bench_function(id("write_zarr_bytes_sink", layout), |b| {
                 timed(b, cold, || {
                     let view = black_box(&arrays).view(layout);
-                    view.write_zarr_bytes(e, Sink).unwrap()
+                    view.write_zarr_bytes(Sink, e).unwrap()
                 })
             });
         }

@@ -253,7 +253,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 PREALLOC,
                 Box::new(move |b| {
                     let view = black_box(b.arrays.view(layout));
-                    let result = view.encode_zarr_bytes_into(e, &mut b.out);
+                    let result = view.encode_zarr_bytes_into(&mut b.out, e);
                     black_box(&mut b.out);
                     result.unwrap();
                 }),
@@ -299,7 +299,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 PREALLOC,
                 Box::new(move |b| {
                     let view = black_box(b.arrays.view(layout));
-                    view.write_zarr_bytes(e, Sink).unwrap();
+                    view.write_zarr_bytes(Sink, e).unwrap();
                 }),
             );
         }
@@ -563,7 +563,7 @@ fn fortran_paths<T: Element + Send + Sync>(
             Box::new(move || {
                 let view = array.slice(s![..rows, ..]);
                 drop(black_box(
-                    view.encode_zarr_bytes_into(Endian::Big, &mut out),
+                    view.encode_zarr_bytes_into(&mut out, Endian::Big),
                 ))
             }),
         ));
@@ -629,7 +629,7 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             "standard",
             Box::new(|| {
                 drop(black_box(
-                    standard.encode_zarr_bytes_into(Endian::Big, &mut out),
+                    standard.encode_zarr_bytes_into(&mut out, Endian::Big),
                 ))
             }),
         ),

@@ -401,9 +401,9 @@ fn show(array: &DynArray) -> Option<String> {
         Some(a.to_string())
     }
     match array {
-        DynArray::FixedLengthUtf32 { values, .. } => print(values.map(|s| format!("{s:?}")).view()),
-        DynArray::NullTerminatedBytes { values, .. } => print(
-            values
+        DynArray::FixedLengthUtf32(s) => print(s.values().map(|s| format!("{s:?}")).view()),
+        DynArray::NullTerminatedBytes(s) => print(
+            s.values()
                 .map(|b| format!("{:?}", String::from_utf8_lossy(b)))
                 .view(),
         ),

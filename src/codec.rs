@@ -2,12 +2,14 @@
 
 use std::fmt;
 
+use std::ops::Range;
+
 use ndarray::{Array, ArrayBase, Data, Dimension, IntoDimension};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{BytesDecode, DataType, DynArray, Element, Endian, Error};
+use crate::{BytesDecode, DataType, DynArray, Element, Endian, Error, MetadataError};
 
 /// The `bytes` codec as `zarr.json` describes it.
 ///
@@ -19,13 +21,16 @@ use crate::{BytesDecode, DataType, DynArray, Element, Endian, Error};
 /// # Examples
 ///
 /// ```
-/// use zarr_bytes::{BytesCodec, DataType, Endian, Error};
+/// use zarr_bytes::{BytesCodec, DataType, Endian, Error, MetadataError};
 ///
 /// let codec: BytesCodec = serde_json::from_str(r#"{"name": "bytes", "configuration": {"endian": "big"}}"#).unwrap();
 /// assert_eq!(codec, BytesCodec::new(Endian::Big));
 /// let short: BytesCodec = serde_json::from_str(r#""bytes""#).unwrap();
 /// assert_eq!(short.endian, None);
-/// assert!(matches!(short.validate(&DataType::Float64), Err(Error::EndianRequired { .. })));
+/// assert!(matches!(
+///     short.validate(&DataType::Float64),
+///     Err(Error::Metadata(MetadataError::EndianRequired { .. }))
+/// ));
 /// assert!(short.validate(&DataType::UInt8).is_ok());
 /// assert_eq!(serde_json::to_string(&short).unwrap(), r#"{"name":"bytes"}"#);
 /// ```
@@ -47,15 +52,14 @@ impl BytesCodec {
     ///
     /// # Errors
     ///
-    /// [`Error::EndianRequired`] for a multi-byte type without an endian, and
-    /// [`Error::InvalidRawBits`] for a raw bits type that is not a positive multiple of 8.
-    /// An endian on a single-byte type or raw bits is accepted and has no effect.
+    /// [`MetadataError::EndianRequired`] for a multi-byte type without an endian. An endian
+    /// on a single-byte type or raw bits is accepted and has no effect.
     pub fn validate(&self, data_type: &DataType) -> Result<(), Error> {
-        data_type.check()?;
         if self.endian.is_none() && data_type.endian_applies() {
-            return Err(Error::EndianRequired {
+            return Err(MetadataError::EndianRequired {
                 data_type: data_type.clone(),
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -125,14 +129,76 @@ impl BytesCodec {
         DynArray::decode(bytes, data_type, shape, self.order())
     }
 
-    /// Encode an array whose data type is known only at run time.
+    /// Encode an array whose data type is known only at run time, in any layout.
     ///
     /// # Errors
     ///
-    /// As [`validate`](Self::validate) for the array's data type.
+    /// As [`validate`](Self::validate) for the array's data type, [`Error::ShapeOverflow`]
+    /// for an array larger than `isize::MAX` bytes, and [`Error::OutOfRange`] for a
+    /// sub-byte integer that does not fit its bits.
     pub fn encode_dyn(&self, array: &DynArray) -> Result<Vec<u8>, Error> {
         self.validate(&array.data_type())?;
         array.encode(self.order())
+    }
+
+    /// Decode just `region` (one range per axis) of a whole chunk of a data type known only
+    /// at run time, touching only the bytes of the region.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), [`region_byte_ranges_dyn`](Self::region_byte_ranges_dyn)
+    /// and [`decode_dyn`](Self::decode_dyn) (offsets are the chunk's), and
+    /// [`Error::LengthMismatch`] for a chunk of the wrong length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::{BytesCodec, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let chunk = codec.encode_dyn(&DynArray::from(array![[1i16, 2, 3], [4, 5, 6]].into_dyn()))?;
+    /// let corner = codec.decode_region_dyn(&chunk, &DataType::Int16, &[2, 3], &[1..2, 1..3])?;
+    /// assert_eq!(corner, DynArray::from(array![[5i16, 6]].into_dyn()));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn decode_region_dyn(
+        &self,
+        bytes: &[u8],
+        data_type: &DataType,
+        chunk_shape: &[usize],
+        region: &[Range<usize>],
+    ) -> Result<DynArray, Error> {
+        self.validate(data_type)?;
+        crate::region::decode_region_dyn(bytes, data_type, chunk_shape, region, self.order())
+    }
+
+    /// The byte ranges of a chunk of `data_type` and `chunk_shape` that hold `region`, as
+    /// [`region_byte_ranges`](crate::region_byte_ranges) plans them: their bytes, fetched
+    /// and concatenated, are what [`decode_dyn`](Self::decode_dyn) reads as the region.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`region_byte_ranges`](crate::region_byte_ranges).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use zarr_bytes::{BytesCodec, DataType, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// let t: DataType = r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":8}}"#.parse()?;
+    /// assert_eq!(codec.region_byte_ranges_dyn(&t, &[3, 4], &[1..3, 1..2])?, [40..48, 72..80]);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn region_byte_ranges_dyn(
+        &self,
+        data_type: &DataType,
+        chunk_shape: &[usize],
+        region: &[Range<usize>],
+    ) -> Result<Vec<Range<usize>>, Error> {
+        self.validate(data_type)?;
+        crate::region::byte_ranges(chunk_shape, region, data_type.size())
     }
 }
 

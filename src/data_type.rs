@@ -2,13 +2,14 @@
 //! types of fixed name from which [`DataType`] and [`DynArray`](crate::DynArray) are made.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::str::FromStr;
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::Error;
+use crate::{Error, MetadataError};
 
 /// Every data type of fixed name, one line each: the variant of [`DataType`] and
 /// [`DynArray`](crate::DynArray), the Zarr name, the Rust element (for the sub-byte integers
@@ -76,10 +77,10 @@ macro_rules! data_type {
         /// # Examples
         ///
         /// ```
-        /// use zarr_bytes::{DataType, TimeUnit};
+        /// use zarr_bytes::{DataType, ScaleFactor, TimeUnit};
         ///
         /// let t: DataType = "r24".parse()?;
-        /// assert_eq!(t, DataType::RawBits(24));
+        /// assert_eq!(t, DataType::raw_bits(24)?);
         /// assert_eq!(t.size(), 3);
         /// assert!(!t.endian_applies());
         /// assert_eq!(DataType::Complex64.to_string(), "complex64");
@@ -87,7 +88,8 @@ macro_rules! data_type {
         ///
         /// let json = r#"{"name":"numpy.datetime64","configuration":{"unit":"ms","scale_factor":1}}"#;
         /// let t: DataType = serde_json::from_str(json).unwrap();
-        /// assert_eq!(t, DataType::DateTime64 { unit: TimeUnit::Milliseconds, scale_factor: 1 });
+        /// let ms = DataType::DateTime64 { unit: TimeUnit::Milliseconds, scale_factor: ScaleFactor::ONE };
+        /// assert_eq!(t, ms);
         /// assert_eq!(t.to_string(), json);
         /// # Ok::<(), zarr_bytes::Error>(())
         /// ```
@@ -98,49 +100,68 @@ macro_rules! data_type {
                 #[doc = concat!("`", $name, "`: ", $doc, ".")]
                 $variant,
             )*
-            /// `r{bits}`: raw bits, a positive multiple of 8, copied as they are.
-            RawBits(usize),
+            /// `r{8 × bytes}`: raw bits, whole bytes copied as they are.
+            RawBits {
+                /// Bytes per element.
+                bytes: NonZeroUsize,
+            },
             /// `numpy.datetime64`: a signed 64-bit count of `scale_factor` × `unit` since the
             /// Unix epoch; NaT is `i64::MIN`.
             DateTime64 {
                 /// The unit of time.
                 unit: TimeUnit,
-                /// Units per step, from 1 to 2^31 - 1.
-                scale_factor: u32,
+                /// Units per step.
+                scale_factor: ScaleFactor,
             },
             /// `numpy.timedelta64`: a signed 64-bit count of `scale_factor` × `unit`; NaT is
             /// `i64::MIN`.
             TimeDelta64 {
                 /// The unit of time.
                 unit: TimeUnit,
-                /// Units per step, from 1 to 2^31 - 1.
-                scale_factor: u32,
+                /// Units per step.
+                scale_factor: ScaleFactor,
             },
-            /// `fixed_length_utf32`: `length_bytes / 4` UTF-32 code units, each in the codec's
-            /// byte order, zero units after the end of a shorter string.
+            /// `fixed_length_utf32`: `code_units` UTF-32 code units (`length_bytes` is 4 ×
+            /// `code_units`), each in the codec's byte order, zero units after the end of a
+            /// shorter string.
             FixedLengthUtf32 {
-                /// Bytes per element, a positive multiple of 4.
-                length_bytes: usize,
+                /// Code units per element.
+                code_units: NonZeroUsize,
             },
             /// `null_terminated_bytes`: `length_bytes` bytes, zero bytes after the end of a
             /// shorter value; never swapped.
             NullTerminatedBytes {
                 /// Bytes per element.
-                length_bytes: usize,
+                length_bytes: NonZeroUsize,
             },
             /// `raw_bytes`: `length_bytes` bytes, copied as they are.
             RawBytes {
                 /// Bytes per element.
-                length_bytes: usize,
+                length_bytes: NonZeroUsize,
             },
             /// `struct`: fields packed in order with no padding, each by its own rule.
-            Struct(Vec<StructField>),
+            Struct(StructType),
         }
 
         /// The name, size in bytes and endian rule of each data type of fixed name.
-        const FIXED: &[(DataType, &str, usize, bool)] = &[
+        const TABLE: &[(DataType, &str, usize, bool)] = &[
             $((DataType::$variant, $name, $size, endian_rule!($endian)),)*
         ];
+
+        impl DataType {
+            /// Every data type of fixed name, the ones without a configuration, from `bool`
+            /// on in the order of the crate's data type table.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use zarr_bytes::DataType;
+            ///
+            /// assert_eq!(DataType::FIXED[0], DataType::Bool);
+            /// assert!(DataType::FIXED.iter().all(|t| t.to_string().parse() == Ok(t.clone())));
+            /// ```
+            pub const FIXED: &'static [DataType] = &[$(DataType::$variant,)*];
+        }
 
         // The table's sizes are the elements' sizes.
         $(const _: () = assert!(<element_of!($($element)*) as crate::Element>::SIZE == $size);)*
@@ -245,11 +266,11 @@ impl FromStr for TimeUnit {
             .iter()
             .find(|(_, s)| *s == unit)
             .map(|(u, _)| *u)
-            .ok_or_else(|| Error::UnknownTimeUnit { unit: unit.into() })
+            .ok_or_else(|| MetadataError::UnknownTimeUnit { unit: unit.into() }.into())
     }
 }
 
-/// One field of a [`DataType::Struct`].
+/// One field of a [`StructType`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructField {
     /// The field's name, unique in its struct.
@@ -258,27 +279,214 @@ pub struct StructField {
     pub data_type: DataType,
 }
 
-/// The largest scale factor of a datetime or timedelta: 2^31 - 1.
-const MAX_SCALE_FACTOR: u64 = (1 << 31) - 1;
+/// The fields of a [`DataType::Struct`]: at least one, of distinct names, nested at most
+/// [`DataType::MAX_DEPTH`] levels deep, and at most `isize::MAX` bytes in all.
+///
+/// # Examples
+///
+/// ```
+/// use zarr_bytes::{DataType, Error, MetadataError, StructField, StructType};
+///
+/// let field = |name: &str, data_type| StructField { name: name.into(), data_type };
+/// let t = StructType::new(vec![field("x", DataType::UInt16), field("ok", DataType::Bool)])?;
+/// assert_eq!(DataType::Struct(t).size(), 3);
+/// let twice = StructType::new(vec![field("x", DataType::Bool), field("x", DataType::Int8)]);
+/// assert!(matches!(twice, Err(Error::Metadata(MetadataError::DuplicateField { .. }))));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructType {
+    fields: Vec<StructField>,
+    /// Bytes of a record: the fields' sizes added up.
+    size: usize,
+    /// Levels of structs: 1 for a struct of plain fields.
+    depth: usize,
+    /// Whether some field's bytes depend on the codec's `endian`.
+    endian_applies: bool,
+}
+
+impl StructType {
+    /// A struct of these fields, in this order.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::EmptyStruct`], [`MetadataError::DuplicateField`],
+    /// [`MetadataError::NestingTooDeep`] and [`MetadataError::StructTooLarge`], in
+    /// [`Error::Metadata`].
+    pub fn new(fields: Vec<StructField>) -> Result<StructType, Error> {
+        if fields.is_empty() {
+            return Err(MetadataError::EmptyStruct.into());
+        }
+        for (i, field) in fields.iter().enumerate() {
+            if fields[..i].iter().any(|f| f.name == field.name) {
+                let name = field.name.as_str().into();
+                return Err(MetadataError::DuplicateField { name }.into());
+            }
+        }
+        let depth = 1 + fields
+            .iter()
+            .map(|f| f.data_type.depth())
+            .max()
+            .unwrap_or(0);
+        if depth > DataType::MAX_DEPTH {
+            let limit = DataType::MAX_DEPTH;
+            return Err(MetadataError::NestingTooDeep { limit }.into());
+        }
+        let size = fields
+            .iter()
+            .try_fold(0usize, |sum, f| sum.checked_add(f.data_type.size()))
+            .filter(|&size| size <= isize::MAX as usize)
+            .ok_or(MetadataError::StructTooLarge)?;
+        let endian_applies = fields.iter().any(|f| f.data_type.endian_applies());
+        Ok(StructType {
+            fields,
+            size,
+            depth,
+            endian_applies,
+        })
+    }
+
+    /// The fields, in order.
+    pub fn fields(&self) -> &[StructField] {
+        &self.fields
+    }
+
+    /// Bytes of a record: the fields' sizes added up.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+}
+
+/// The scale factor of a datetime or timedelta: an integer from 1 to 2^31 - 1.
+///
+/// # Examples
+///
+/// ```
+/// use zarr_bytes::{Error, MetadataError, ScaleFactor};
+///
+/// assert_eq!(ScaleFactor::new(10)?.get(), 10);
+/// assert!(matches!(
+///     ScaleFactor::new(0),
+///     Err(Error::Metadata(MetadataError::InvalidScaleFactor { .. }))
+/// ));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScaleFactor(u32);
+
+impl ScaleFactor {
+    /// A scale factor of one unit per step.
+    pub const ONE: ScaleFactor = ScaleFactor(1);
+
+    /// The largest scale factor: 2^31 - 1.
+    pub const MAX: ScaleFactor = ScaleFactor((1 << 31) - 1);
+
+    /// The scale factor `n`.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::InvalidScaleFactor`] for 0 and for more than 2^31 - 1.
+    pub fn new(n: u64) -> Result<ScaleFactor, Error> {
+        match u32::try_from(n) {
+            Ok(n) if (1..=Self::MAX.0).contains(&n) => Ok(ScaleFactor(n)),
+            _ => Err(MetadataError::InvalidScaleFactor {
+                value: n.to_string().into(),
+            }
+            .into()),
+        }
+    }
+
+    /// The scale factor as an integer.
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Display for ScaleFactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
 
 impl DataType {
     /// How deep structs may nest: a struct of plain fields is 1 level deep. JSON text
     /// nests four levels per struct, so this keeps well inside serde_json's own limit.
     pub const MAX_DEPTH: usize = 16;
 
-    /// Bytes per element (`bits / 8` for raw bits, the sum of the fields for a struct,
-    /// saturating at `usize::MAX`).
+    /// Raw bits `r{bits}`.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::InvalidRawBits`] unless `bits` is a positive multiple of 8.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use zarr_bytes::DataType;
+    ///
+    /// assert_eq!(DataType::raw_bits(24)?.size(), 3);
+    /// assert!(DataType::raw_bits(7).is_err());
+    /// assert!(DataType::raw_bits(0).is_err());
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn raw_bits(bits: usize) -> Result<DataType, Error> {
+        match NonZeroUsize::new(bits / 8) {
+            Some(bytes) if bits % 8 == 0 => Ok(DataType::RawBits { bytes }),
+            _ => Err(MetadataError::InvalidRawBits {
+                name: format!("r{bits}").into(),
+            }
+            .into()),
+        }
+    }
+
+    /// `fixed_length_utf32` of `length_bytes` bytes per element.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::InvalidLengthBytes`] unless `length_bytes` is a positive multiple
+    /// of 4.
+    pub fn fixed_length_utf32(length_bytes: usize) -> Result<DataType, Error> {
+        match NonZeroUsize::new(length_bytes / 4) {
+            Some(code_units) if length_bytes % 4 == 0 => {
+                Ok(DataType::FixedLengthUtf32 { code_units })
+            }
+            _ => Err(invalid_length("fixed_length_utf32", length_bytes as u64)),
+        }
+    }
+
+    /// `null_terminated_bytes` of `length_bytes` bytes per element.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::InvalidLengthBytes`] for 0.
+    pub fn null_terminated_bytes(length_bytes: usize) -> Result<DataType, Error> {
+        let length_bytes = NonZeroUsize::new(length_bytes)
+            .ok_or_else(|| invalid_length("null_terminated_bytes", 0))?;
+        Ok(DataType::NullTerminatedBytes { length_bytes })
+    }
+
+    /// `raw_bytes` of `length_bytes` bytes per element.
+    ///
+    /// # Errors
+    ///
+    /// [`MetadataError::InvalidLengthBytes`] for 0.
+    pub fn raw_bytes(length_bytes: usize) -> Result<DataType, Error> {
+        let length_bytes =
+            NonZeroUsize::new(length_bytes).ok_or_else(|| invalid_length("raw_bytes", 0))?;
+        Ok(DataType::RawBytes { length_bytes })
+    }
+
+    /// Bytes per element (for `fixed_length_utf32`, 4 × `code_units`, saturating at
+    /// `usize::MAX`: no array of such elements fits in memory).
     pub fn size(&self) -> usize {
         match self {
-            DataType::RawBits(bits) => bits / 8,
+            DataType::RawBits { bytes } => bytes.get(),
             DataType::DateTime64 { .. } | DataType::TimeDelta64 { .. } => 8,
-            DataType::FixedLengthUtf32 { length_bytes }
-            | DataType::NullTerminatedBytes { length_bytes }
-            | DataType::RawBytes { length_bytes } => *length_bytes,
-            DataType::Struct(_) => self
-                .leaves()
-                .fold(0usize, |sum, t| sum.saturating_add(t.size())),
-            fixed => FIXED
+            DataType::FixedLengthUtf32 { code_units } => code_units.get().saturating_mul(4),
+            DataType::NullTerminatedBytes { length_bytes }
+            | DataType::RawBytes { length_bytes } => length_bytes.get(),
+            DataType::Struct(t) => t.size,
+            fixed => TABLE
                 .iter()
                 .find(|(t, ..)| t == fixed)
                 .map_or(0, |&(_, _, size, _)| size),
@@ -289,123 +497,39 @@ impl DataType {
     /// text and structs with such a field; false for single-byte types, raw bits and bytes.
     pub fn endian_applies(&self) -> bool {
         match self {
-            DataType::RawBits(_)
+            DataType::RawBits { .. }
             | DataType::NullTerminatedBytes { .. }
             | DataType::RawBytes { .. } => false,
             DataType::DateTime64 { .. }
             | DataType::TimeDelta64 { .. }
             | DataType::FixedLengthUtf32 { .. } => true,
-            DataType::Struct(_) => self.leaves().any(DataType::endian_applies),
-            fixed => FIXED
+            DataType::Struct(t) => t.endian_applies,
+            fixed => TABLE
                 .iter()
                 .find(|(t, ..)| t == fixed)
                 .is_some_and(|&(.., endian)| endian),
         }
     }
 
-    /// Check that the type's parameters are valid: raw bits a positive multiple of 8, a
-    /// scale factor from 1 to 2^31 - 1, a positive `length_bytes` (a multiple of 4 for
-    /// UTF-32), structs with fields of distinct names, at most [`MAX_DEPTH`](Self::MAX_DEPTH)
-    /// levels deep and at most `isize::MAX` bytes.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidRawBits`], [`Error::InvalidScaleFactor`],
-    /// [`Error::InvalidLengthBytes`], [`Error::EmptyStruct`], [`Error::DuplicateField`],
-    /// [`Error::NestingTooDeep`] and [`Error::StructTooLarge`].
-    pub fn check(&self) -> Result<(), Error> {
-        self.check_at(1)
-    }
-
-    fn check_at(&self, depth: usize) -> Result<(), Error> {
+    /// Levels of structs: 0 for any other type.
+    fn depth(&self) -> usize {
         match self {
-            DataType::RawBits(bits) if *bits == 0 || bits % 8 != 0 => Err(Error::InvalidRawBits {
-                name: self.to_string(),
-            }),
-            DataType::DateTime64 { scale_factor, .. }
-            | DataType::TimeDelta64 { scale_factor, .. }
-                if *scale_factor == 0 || u64::from(*scale_factor) > MAX_SCALE_FACTOR =>
-            {
-                Err(Error::InvalidScaleFactor {
-                    value: scale_factor.to_string(),
-                })
-            }
-            DataType::FixedLengthUtf32 { length_bytes }
-                if *length_bytes == 0 || length_bytes % 4 != 0 =>
-            {
-                Err(Error::InvalidLengthBytes {
-                    name: self.name().into(),
-                    length_bytes: *length_bytes,
-                })
-            }
-            DataType::NullTerminatedBytes { length_bytes: 0 }
-            | DataType::RawBytes { length_bytes: 0 } => Err(Error::InvalidLengthBytes {
-                name: self.name().into(),
-                length_bytes: 0,
-            }),
-            DataType::Struct(fields) => {
-                if depth > Self::MAX_DEPTH {
-                    return Err(Error::NestingTooDeep {
-                        limit: Self::MAX_DEPTH,
-                    });
-                }
-                if fields.is_empty() {
-                    return Err(Error::EmptyStruct);
-                }
-                if self.size() > isize::MAX as usize {
-                    return Err(Error::StructTooLarge);
-                }
-                for (i, field) in fields.iter().enumerate() {
-                    if fields[..i].iter().any(|f| f.name == field.name) {
-                        return Err(Error::DuplicateField {
-                            name: field.name.clone(),
-                        });
-                    }
-                    field.data_type.check_at(depth + 1)?;
-                }
-                Ok(())
-            }
-            _ => Ok(()),
+            DataType::Struct(t) => t.depth,
+            _ => 0,
         }
-    }
-
-    /// The data types of a struct's fields that are no structs, depth first; the type
-    /// itself for any other. Walks with a stack of its own, however deep the nesting.
-    pub(crate) fn leaves(&self) -> impl Iterator<Item = &DataType> {
-        let mut stack: Vec<std::slice::Iter<'_, StructField>> = Vec::new();
-        let mut first = Some(self);
-        std::iter::from_fn(move || loop {
-            let next = match first.take() {
-                Some(t) => t,
-                None => {
-                    let top = stack.last_mut()?;
-                    match top.next() {
-                        Some(field) => &field.data_type,
-                        None => {
-                            stack.pop();
-                            continue;
-                        }
-                    }
-                }
-            };
-            match next {
-                DataType::Struct(fields) => stack.push(fields.iter()),
-                leaf => return Some(leaf),
-            }
-        })
     }
 
     /// The Zarr name; `r` for every raw bits type.
     pub(crate) fn name(&self) -> &'static str {
         match self {
-            DataType::RawBits(_) => "r",
+            DataType::RawBits { .. } => "r",
             DataType::DateTime64 { .. } => "numpy.datetime64",
             DataType::TimeDelta64 { .. } => "numpy.timedelta64",
             DataType::FixedLengthUtf32 { .. } => "fixed_length_utf32",
             DataType::NullTerminatedBytes { .. } => "null_terminated_bytes",
             DataType::RawBytes { .. } => "raw_bytes",
             DataType::Struct(_) => "struct",
-            fixed => FIXED
+            fixed => TABLE
                 .iter()
                 .find(|(t, ..)| t == fixed)
                 .map_or("", |&(_, name, ..)| name),
@@ -456,10 +580,10 @@ impl DataType {
                 let factor = config.get("scale_factor")?;
                 let scale_factor = factor
                     .as_u64()
-                    .filter(|f| (1..=MAX_SCALE_FACTOR).contains(f))
-                    .ok_or_else(|| Error::InvalidScaleFactor {
-                        value: factor.to_string(),
-                    })? as u32;
+                    .and_then(|f| ScaleFactor::new(f).ok())
+                    .ok_or_else(|| MetadataError::InvalidScaleFactor {
+                        value: factor.to_string().into(),
+                    })?;
                 if name == "numpy.datetime64" {
                     DataType::DateTime64 { unit, scale_factor }
                 } else {
@@ -469,17 +593,18 @@ impl DataType {
             "fixed_length_utf32" | "null_terminated_bytes" | "raw_bytes" => {
                 config.expect_keys(&["length_bytes"])?;
                 let length_bytes = config.count("length_bytes")?;
+                let length_bytes = usize::try_from(length_bytes)
+                    .map_err(|_| invalid_length(name, length_bytes))?;
                 match name {
-                    "fixed_length_utf32" => DataType::FixedLengthUtf32 { length_bytes },
-                    "null_terminated_bytes" => DataType::NullTerminatedBytes { length_bytes },
-                    _ => DataType::RawBytes { length_bytes },
+                    "fixed_length_utf32" => DataType::fixed_length_utf32(length_bytes)?,
+                    "null_terminated_bytes" => DataType::null_terminated_bytes(length_bytes)?,
+                    _ => DataType::raw_bytes(length_bytes)?,
                 }
             }
             "struct" | "structured" => {
                 if depth > Self::MAX_DEPTH {
-                    return Err(Error::NestingTooDeep {
-                        limit: Self::MAX_DEPTH,
-                    });
+                    let limit = Self::MAX_DEPTH;
+                    return Err(MetadataError::NestingTooDeep { limit }.into());
                 }
                 config.expect_keys(&["fields"])?;
                 let Value::Array(items) = config.get("fields")? else {
@@ -489,7 +614,7 @@ impl DataType {
                     .iter()
                     .map(|item| struct_field(name, item, depth))
                     .collect::<Result<Vec<_>, _>>()?;
-                DataType::Struct(fields)
+                DataType::Struct(StructType::new(fields)?)
             }
             other => {
                 if configuration.is_some_and(|c| !c.is_empty()) {
@@ -503,7 +628,6 @@ impl DataType {
                 parse_name(other)?
             }
         };
-        t.check_at(depth)?;
         Ok(t)
     }
 }
@@ -531,10 +655,19 @@ fn struct_field(struct_name: &str, item: &Value, depth: usize) -> Result<StructF
 }
 
 fn invalid(name: &str, reason: String) -> Error {
-    Error::InvalidConfiguration {
+    MetadataError::InvalidConfiguration {
         name: name.into(),
-        reason,
+        reason: reason.into(),
     }
+    .into()
+}
+
+fn invalid_length(name: &str, length_bytes: u64) -> Error {
+    MetadataError::InvalidLengthBytes {
+        name: name.into(),
+        length_bytes,
+    }
+    .into()
 }
 
 /// The `configuration` object of a data type named `name`.
@@ -566,17 +699,16 @@ impl Config<'_> {
             .ok_or_else(|| invalid(self.name, format!("{key:?} must be a string")))
     }
 
-    fn count(&self, key: &str) -> Result<usize, Error> {
+    fn count(&self, key: &str) -> Result<u64, Error> {
         self.get(key)?
             .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| invalid(self.name, format!("{key:?} must be a non-negative integer")))
     }
 }
 
 /// A data type written as a name alone.
 fn parse_name(name: &str) -> Result<DataType, Error> {
-    if let Some((t, ..)) = FIXED.iter().find(|(_, n, ..)| *n == name) {
+    if let Some((t, ..)) = TABLE.iter().find(|(_, n, ..)| *n == name) {
         return Ok(t.clone());
     }
     if let Some((_, t)) = ALIASES.iter().find(|(n, _)| *n == name) {
@@ -589,10 +721,16 @@ fn parse_name(name: &str) -> Result<DataType, Error> {
             let canonical = !digits.is_empty()
                 && digits.bytes().all(|b| b.is_ascii_digit())
                 && !digits.starts_with('0');
-            return match digits.parse::<usize>() {
-                Ok(bits) if canonical && bits % 8 == 0 => Ok(DataType::RawBits(bits)),
-                _ => Err(Error::InvalidRawBits { name: name.into() }),
-            };
+            // Bits as wide as 8 × usize::MAX, so that every raw bits type prints and parses.
+            let bytes = digits
+                .parse::<u128>()
+                .ok()
+                .filter(|bits| canonical && bits % 8 == 0)
+                .and_then(|bits| usize::try_from(bits / 8).ok())
+                .and_then(NonZeroUsize::new);
+            return bytes
+                .map(|bytes| DataType::RawBits { bytes })
+                .ok_or_else(|| MetadataError::InvalidRawBits { name: name.into() }.into());
         }
     }
     match name {
@@ -603,7 +741,7 @@ fn parse_name(name: &str) -> Result<DataType, Error> {
         | "raw_bytes"
         | "struct"
         | "structured" => Err(invalid(name, "missing configuration".into())),
-        _ => Err(Error::UnknownDataType { name: name.into() }),
+        _ => Err(MetadataError::UnknownDataType { name: name.into() }.into()),
     }
 }
 
@@ -612,7 +750,7 @@ impl fmt::Display for DataType {
     /// zarr-python writes it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DataType::RawBits(bits) => f.pad(&format!("r{bits}")),
+            DataType::RawBits { bytes } => f.pad(&format!("r{}", 8 * bytes.get() as u128)),
             DataType::DateTime64 { .. }
             | DataType::TimeDelta64 { .. }
             | DataType::FixedLengthUtf32 { .. }
@@ -648,15 +786,21 @@ impl Serialize for DataType {
     /// with the keys in the order zarr-python writes them.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let configuration = match self {
-            DataType::RawBits(bits) => return serializer.collect_str(&format_args!("r{bits}")),
+            DataType::RawBits { bytes } => {
+                return serializer.collect_str(&format_args!("r{}", 8 * bytes.get() as u128))
+            }
             DataType::DateTime64 { unit, scale_factor }
             | DataType::TimeDelta64 { unit, scale_factor } => {
                 Configuration::Time(*unit, *scale_factor)
             }
-            DataType::FixedLengthUtf32 { length_bytes }
-            | DataType::NullTerminatedBytes { length_bytes }
-            | DataType::RawBytes { length_bytes } => Configuration::Length(*length_bytes),
-            DataType::Struct(fields) => Configuration::Fields(fields),
+            DataType::FixedLengthUtf32 { code_units } => {
+                Configuration::Length(4 * code_units.get() as u128)
+            }
+            DataType::NullTerminatedBytes { length_bytes }
+            | DataType::RawBytes { length_bytes } => {
+                Configuration::Length(length_bytes.get() as u128)
+            }
+            DataType::Struct(t) => Configuration::Fields(t.fields()),
             fixed => return serializer.serialize_str(fixed.name()),
         };
         let mut map = serializer.serialize_map(Some(2))?;
@@ -668,8 +812,8 @@ impl Serialize for DataType {
 
 /// The `configuration` object of a data type, for writing.
 enum Configuration<'a> {
-    Time(TimeUnit, u32),
-    Length(usize),
+    Time(TimeUnit, ScaleFactor),
+    Length(u128),
     Fields(&'a [StructField]),
 }
 
@@ -679,7 +823,7 @@ impl Serialize for Configuration<'_> {
         match self {
             Configuration::Time(unit, scale_factor) => {
                 map.serialize_entry("unit", unit.as_str())?;
-                map.serialize_entry("scale_factor", scale_factor)?;
+                map.serialize_entry("scale_factor", &scale_factor.get())?;
             }
             Configuration::Length(length_bytes) => {
                 map.serialize_entry("length_bytes", length_bytes)?

@@ -6,11 +6,12 @@ use ndarray::{
     Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn,
 };
 
+use crate::check::{check_invalid, checked_bytes, checked_len, checked_length, into_array};
 use crate::layout::{self, Block, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
-pub const READ_BUFFER_SIZE: usize = 64 * 1024;
+pub(crate) const READ_BUFFER_SIZE: usize = 64 * 1024;
 
 /// Decode a new array from bytes written by the `bytes` codec.
 ///
@@ -51,8 +52,9 @@ pub trait BytesDecode: Sized {
 
     /// Decode exactly the shape's bytes from a reader.
     ///
-    /// Memory grows as bytes arrive: a reader that claims a huge shape but ends early fails
-    /// with little allocated. The reader is not read past the shape's bytes.
+    /// Memory grows as bytes arrive, through a read buffer of at most 64 KiB: a reader that
+    /// claims a huge shape but ends early fails with little allocated. The reader is not
+    /// read past the shape's bytes.
     ///
     /// # Errors
     ///
@@ -95,7 +97,7 @@ impl<A: Element, D: Dimension> BytesDecode for Array<A, D> {
         Sh: IntoDimension<Dim = D>,
     {
         let dim = shape.into_dimension();
-        let len = layout::checked_len(dim.slice(), A::SIZE)?;
+        let len = checked_len(dim.slice(), A::SIZE)?;
         let expected = len * A::SIZE;
         let per_read = (READ_BUFFER_SIZE / A::SIZE).max(1).min(len);
         let mut buffer = vec![0u8; per_read * A::SIZE];
@@ -159,32 +161,6 @@ where
     }
 }
 
-/// The element count of `shape` after checking that `bytes` has its exact size and holds
-/// only valid encodings.
-pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
-    let len = checked_length::<A>(shape, bytes)?;
-    check_invalid::<A>(bytes, 0)?;
-    Ok(len)
-}
-
-/// The element count of `shape` after checking that `bytes` has its exact size.
-pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
-    checked_size(shape, A::SIZE, bytes)
-}
-
-/// The element count of `shape` after checking that `bytes` holds exactly that many
-/// elements of `size` bytes.
-pub(crate) fn checked_size(shape: &[usize], size: usize, bytes: &[u8]) -> Result<usize, Error> {
-    let len = layout::checked_len(shape, size)?;
-    if bytes.len() != len * size {
-        return Err(Error::LengthMismatch {
-            expected: len * size,
-            actual: bytes.len(),
-        });
-    }
-    Ok(len)
-}
-
 /// Bytes converted per step of [`read_checked`], which stops at the first step holding an
 /// invalid byte.
 const CHECK_STEP: usize = 64 * 1024;
@@ -218,16 +194,6 @@ fn read_checked<A: Element>(
     Ok(())
 }
 
-pub(crate) fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
-    match A::find_invalid(bytes) {
-        Some((offset, value)) => Err(Error::InvalidBool {
-            offset: at + offset,
-            value,
-        }),
-        None => Ok(()),
-    }
-}
-
 /// The checked elements of `bytes` in C order, in their only allocation.
 pub(crate) fn decode_vec<A: Element>(
     bytes: &[u8],
@@ -252,13 +218,6 @@ pub(crate) fn decode_vec<A: Element>(
     Ok(elements)
 }
 
-pub(crate) fn into_array<A, D: Dimension>(dim: D, elements: Vec<A>) -> Result<Array<A, D>, Error> {
-    // The shape and length were checked, so ndarray agrees; its only objection would be size.
-    Array::from_shape_vec(dim, elements).map_err(|_| Error::ShapeOverflow {
-        element_size: std::mem::size_of::<A>(),
-    })
-}
-
 /// Fill `chunk` from the reader; `received` and `expected` describe the whole read.
 fn fill(
     reader: &mut impl Read,
@@ -277,7 +236,7 @@ fn fill(
             }
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::Io(e)),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())

@@ -1,13 +1,15 @@
 //! Arrays whose data type is known only at run time, from `zarr.json`: one variant per data
 //! type, made from the data type table.
 
+use std::num::NonZeroUsize;
+
 use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
 
+use crate::check::{checked_len, checked_size, into_array};
 use crate::element::Narrow;
-use crate::layout::checked_len;
 use crate::{fill, text, BytesDecode, BytesEncode, DataType, Element, Endian, Error};
-use crate::{StructArray, TimeUnit};
+use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};
 
 /// Decode `bytes` as `A`, then for the sub-byte integers keep the meaning of the low bits.
 macro_rules! decode_fixed {
@@ -77,10 +79,12 @@ macro_rules! dyn_array {
     ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident $doc:literal;)*) => {
         /// An array of any data type: one variant per [`DataType`], named alike.
         ///
-        /// `RawBits` and `RawBytes` hold bytes with one trailing axis of the element's bytes
-        /// after the logical shape. `Int2` and `Int4` hold `i8` values from -2..=1 and
-        /// -8..=7, `UInt2` and `UInt4` `u8` values up to 3 and 15. Convert from a typed
-        /// array with `From`, and back with `TryFrom`, whose error names both data types.
+        /// `Int2` and `Int4` hold `i8` values from -2..=1 and -8..=7, `UInt2` and `UInt4`
+        /// `u8` values up to 3 and 15. Convert from a typed array with `From`, and back with
+        /// `TryFrom`, whose error names both data types. Every value is valid for its data
+        /// type: the variants whose values could be out of their type's bounds hold types
+        /// that check them when they are made ([`RawArray`], [`FixedLength`],
+        /// [`StructArray`]).
         ///
         /// # Examples
         ///
@@ -103,10 +107,10 @@ macro_rules! dyn_array {
                 #[doc = concat!("`", $name, "` elements as `", stringify!($($element)*), "`.")]
                 $variant(ArrayD<element_of!($($element)*)>),
             )*
-            /// Raw bits: the logical shape plus a trailing axis of `bits / 8` bytes.
-            RawBits(ArrayD<u8>),
-            /// `raw_bytes`: the logical shape plus a trailing axis of `length_bytes` bytes.
-            RawBytes(ArrayD<u8>),
+            /// Raw bits `r{8 × bytes}`: records of the element's bytes.
+            RawBits(RawArray),
+            /// `raw_bytes`: records of `length_bytes` bytes.
+            RawBytes(RawArray),
             /// `numpy.datetime64`: counts of `scale_factor` × `unit`; NaT is `i64::MIN`.
             DateTime64 {
                 /// The counts.
@@ -114,7 +118,7 @@ macro_rules! dyn_array {
                 /// The unit of time.
                 unit: TimeUnit,
                 /// Units per step.
-                scale_factor: u32,
+                scale_factor: ScaleFactor,
             },
             /// `numpy.timedelta64`: counts of `scale_factor` × `unit`; NaT is `i64::MIN`.
             TimeDelta64 {
@@ -123,24 +127,14 @@ macro_rules! dyn_array {
                 /// The unit of time.
                 unit: TimeUnit,
                 /// Units per step.
-                scale_factor: u32,
+                scale_factor: ScaleFactor,
             },
-            /// `fixed_length_utf32`: strings of at most `length_bytes / 4` characters, none
-            /// ending in NUL (trailing NULs are padding, as in numpy).
-            FixedLengthUtf32 {
-                /// The strings.
-                values: ArrayD<String>,
-                /// Bytes per element.
-                length_bytes: usize,
-            },
+            /// `fixed_length_utf32`: strings of at most `code_units` characters (trailing
+            /// NULs are padding, as in numpy).
+            FixedLengthUtf32(FixedLength<String>),
             /// `null_terminated_bytes`: byte strings of at most `length_bytes` bytes
             /// (trailing zero bytes are padding, as in numpy).
-            NullTerminatedBytes {
-                /// The byte strings.
-                values: ArrayD<Vec<u8>>,
-                /// Bytes per element.
-                length_bytes: usize,
-            },
+            NullTerminatedBytes(FixedLength<Vec<u8>>),
             /// `struct`: one array per field.
             Struct(StructArray),
         }
@@ -148,11 +142,10 @@ macro_rules! dyn_array {
         impl DynArray {
             /// The Zarr data type of the elements.
             pub fn data_type(&self) -> DataType {
-                let trailing = |a: &ArrayD<u8>| a.shape().last().copied().unwrap_or(0);
                 match self {
                     $(DynArray::$variant(_) => DataType::$variant,)*
-                    DynArray::RawBits(a) => DataType::RawBits(8 * trailing(a)),
-                    DynArray::RawBytes(a) => DataType::RawBytes { length_bytes: trailing(a) },
+                    DynArray::RawBits(a) => DataType::RawBits { bytes: a.element_size() },
+                    DynArray::RawBytes(a) => DataType::RawBytes { length_bytes: a.element_size() },
                     DynArray::DateTime64 { unit, scale_factor, .. } => DataType::DateTime64 {
                         unit: *unit,
                         scale_factor: *scale_factor,
@@ -161,32 +154,22 @@ macro_rules! dyn_array {
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
-                    DynArray::FixedLengthUtf32 { length_bytes, .. } => DataType::FixedLengthUtf32 {
-                        length_bytes: *length_bytes,
-                    },
-                    DynArray::NullTerminatedBytes { length_bytes, .. } => {
-                        DataType::NullTerminatedBytes {
-                            length_bytes: *length_bytes,
-                        }
-                    }
+                    DynArray::FixedLengthUtf32(s) => s.data_type(),
+                    DynArray::NullTerminatedBytes(s) => s.data_type(),
                     DynArray::Struct(s) => s.data_type(),
                 }
             }
 
-            /// The logical shape (for raw bits and raw bytes, without the trailing byte
-            /// axis).
+            /// The logical shape.
             pub fn shape(&self) -> &[usize] {
                 match self {
                     $(DynArray::$variant(a) => a.shape(),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => {
-                        let shape = a.shape();
-                        &shape[..shape.len().saturating_sub(1)]
-                    }
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => a.shape(),
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
                         values.shape()
                     }
-                    DynArray::FixedLengthUtf32 { values, .. } => values.shape(),
-                    DynArray::NullTerminatedBytes { values, .. } => values.shape(),
+                    DynArray::FixedLengthUtf32(s) => s.shape(),
+                    DynArray::NullTerminatedBytes(s) => s.shape(),
                     DynArray::Struct(s) => s.shape(),
                 }
             }
@@ -202,7 +185,7 @@ macro_rules! dyn_array {
             /// # Examples
             ///
             /// ```
-            /// use ndarray::{array, ArrayD};
+            /// use ndarray::array;
             /// use zarr_bytes::{BytesCodec, DynArray, Endian};
             ///
             /// let d = DynArray::from(array![[1u16, 2, 3], [4, 5, 6]].into_dyn());
@@ -218,18 +201,12 @@ macro_rules! dyn_array {
                 let valid = order.len() == ndim
                     && order.iter().all(|&k| k < ndim && !std::mem::replace(&mut seen[k], true));
                 if !valid {
-                    return Err(Error::InvalidAxisOrder { order: order.to_vec(), ndim });
+                    return Err(Error::InvalidAxisOrder { order: order.into(), ndim });
                 }
-                // The trailing byte axis of raw bits and raw bytes stays last.
-                let with_bytes = |a: ArrayD<u8>| {
-                    let mut all = order.to_vec();
-                    all.push(ndim);
-                    a.permuted_axes(all)
-                };
                 Ok(match self {
                     $(DynArray::$variant(a) => DynArray::$variant(a.permuted_axes(order)),)*
-                    DynArray::RawBits(a) => DynArray::RawBits(with_bytes(a)),
-                    DynArray::RawBytes(a) => DynArray::RawBytes(with_bytes(a)),
+                    DynArray::RawBits(a) => DynArray::RawBits(a.permuted_axes(order)),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(a.permuted_axes(order)),
                     DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
                         values: values.permuted_axes(order),
                         unit,
@@ -240,14 +217,11 @@ macro_rules! dyn_array {
                         unit,
                         scale_factor,
                     },
-                    DynArray::FixedLengthUtf32 { values, length_bytes } => DynArray::FixedLengthUtf32 {
-                        values: values.permuted_axes(order),
-                        length_bytes,
-                    },
-                    DynArray::NullTerminatedBytes { values, length_bytes } => {
-                        DynArray::NullTerminatedBytes { values: values.permuted_axes(order), length_bytes }
+                    DynArray::FixedLengthUtf32(s) => DynArray::FixedLengthUtf32(s.permuted_axes(order)),
+                    DynArray::NullTerminatedBytes(s) => {
+                        DynArray::NullTerminatedBytes(s.permuted_axes(order))
                     }
-                    DynArray::Struct(s) => DynArray::Struct(s.permuted_axes(order)?),
+                    DynArray::Struct(s) => DynArray::Struct(s.permuted_axes(order)),
                 })
             }
 
@@ -266,9 +240,8 @@ macro_rules! dyn_array {
             ///
             /// # Errors
             ///
-            /// The errors of [`DataType::check`], [`Error::ShapeOverflow`], and
-            /// [`Error::InvalidFillValue`] for a value of the wrong form or one the data
-            /// type cannot hold.
+            /// [`Error::ShapeOverflow`], and [`MetadataError::InvalidFillValue`] for a value
+            /// of the wrong form or one the data type cannot hold.
             ///
             /// # Examples
             ///
@@ -281,16 +254,18 @@ macro_rules! dyn_array {
             /// assert!(a.iter().all(|x| x.is_nan()));
             /// let t: DataType = r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":8}}"#.parse()?;
             /// let s = DynArray::full(&t, &[], &json!("ok"))?;
-            /// assert!(matches!(s, DynArray::FixedLengthUtf32 { values, .. } if values[[]] == "ok"));
+            /// assert!(matches!(s, DynArray::FixedLengthUtf32(s) if s.values()[[]] == "ok"));
             /// # Ok::<(), zarr_bytes::Error>(())
             /// ```
             pub fn full(data_type: &DataType, shape: &[usize], fill_value: &Value) -> Result<DynArray, Error> {
-                data_type.check()?;
                 checked_len(shape, data_type.size())?;
-                let wrong = |expected: &str| Error::InvalidFillValue {
-                    data_type: data_type.clone(),
-                    value: fill_value.to_string(),
-                    expected: expected.into(),
+                let wrong = |expected: &str| -> Error {
+                    MetadataError::InvalidFillValue {
+                        data_type: data_type.clone(),
+                        value: fill_value.to_string().into(),
+                        expected: expected.into(),
+                    }
+                    .into()
                 };
                 let dim = IxDyn(shape);
                 Ok(match data_type {
@@ -298,7 +273,7 @@ macro_rules! dyn_array {
                         let x = fill_fixed!(fill_value, $fill, $($element)*).map_err(wrong)?;
                         DynArray::$variant(ArrayD::from_elem(dim, x))
                     })*
-                    DataType::RawBits(_) | DataType::RawBytes { .. } => {
+                    DataType::RawBits { .. } | DataType::RawBytes { .. } => {
                         let n = data_type.size();
                         let bytes = fill::bytes(fill_value)
                             .ok()
@@ -307,7 +282,8 @@ macro_rules! dyn_array {
                         let mut with_bytes = shape.to_vec();
                         with_bytes.push(n);
                         let a = ArrayD::from_shape_fn(IxDyn(&with_bytes), |i| bytes[i[shape.len()]]);
-                        if matches!(data_type, DataType::RawBits(_)) {
+                        let a = RawArray { bytes: a };
+                        if matches!(data_type, DataType::RawBits { .. }) {
                             DynArray::RawBits(a)
                         } else {
                             DynArray::RawBytes(a)
@@ -323,32 +299,29 @@ macro_rules! dyn_array {
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
-                    DataType::FixedLengthUtf32 { length_bytes } => {
-                        let max = length_bytes / 4;
+                    DataType::FixedLengthUtf32 { code_units } => {
+                        let max = code_units.get();
                         let s = fill::string(fill_value)
                             .ok()
                             .filter(|s| s.chars().count() <= max)
                             .ok_or_else(|| wrong(&format!("a string of at most {max} characters")))?;
-                        DynArray::FixedLengthUtf32 {
-                            values: ArrayD::from_elem(dim, s.trim_end_matches('\0').to_string()),
-                            length_bytes: *length_bytes,
-                        }
+                        let values = ArrayD::from_elem(dim, s.trim_end_matches('\0').to_string());
+                        DynArray::FixedLengthUtf32(FixedLength::<String>::new(values, *code_units)?)
                     }
                     DataType::NullTerminatedBytes { length_bytes } => {
                         let mut bytes = fill::bytes(fill_value)
                             .ok()
-                            .filter(|b| b.len() <= *length_bytes)
+                            .filter(|b| b.len() <= length_bytes.get())
                             .ok_or_else(|| wrong(&format!("at most {length_bytes} bytes: base64 text or a list of byte values")))?;
                         while bytes.last() == Some(&0) {
                             bytes.pop();
                         }
-                        DynArray::NullTerminatedBytes {
-                            values: ArrayD::from_elem(dim, bytes),
-                            length_bytes: *length_bytes,
-                        }
+                        let values = ArrayD::from_elem(dim, bytes);
+                        DynArray::NullTerminatedBytes(FixedLength::<Vec<u8>>::new(values, *length_bytes)?)
                     }
-                    DataType::Struct(fields) => match fill_value {
+                    DataType::Struct(t) => match fill_value {
                         Value::Object(values) => {
+                            let fields = t.fields();
                             if let Some(key) = values.keys().find(|k| !fields.iter().any(|f| &f.name == *k)) {
                                 return Err(wrong(&format!("an object of the struct's fields, which have no {key:?}")));
                             }
@@ -378,14 +351,14 @@ macro_rules! dyn_array {
                 })
             }
 
-            /// Decode bytes of `data_type`, which is checked, and `shape`.
+            /// Decode bytes of `data_type` and `shape`.
             pub(crate) fn decode(bytes: &[u8], data_type: &DataType, shape: &[usize], endian: Endian)
                 -> Result<DynArray, Error>
             {
                 Ok(match data_type {
                     $(DataType::$variant => DynArray::$variant(decode_fixed!(bytes, shape, endian, $($element)*)),)*
-                    DataType::RawBits(_) => DynArray::RawBits(with_bytes(bytes, shape, data_type.size())?),
-                    DataType::RawBytes { length_bytes } => DynArray::RawBytes(with_bytes(bytes, shape, *length_bytes)?),
+                    DataType::RawBits { bytes: size } => DynArray::RawBits(RawArray::decode(bytes, shape, *size)?),
+                    DataType::RawBytes { length_bytes } => DynArray::RawBytes(RawArray::decode(bytes, shape, *length_bytes)?),
                     DataType::DateTime64 { unit, scale_factor } => DynArray::DateTime64 {
                         values: typed(bytes, shape, endian)?,
                         unit: *unit,
@@ -396,34 +369,28 @@ macro_rules! dyn_array {
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
-                    DataType::FixedLengthUtf32 { length_bytes } => DynArray::FixedLengthUtf32 {
-                        values: text::decode_utf32(bytes, shape, *length_bytes, endian)?,
-                        length_bytes: *length_bytes,
-                    },
-                    DataType::NullTerminatedBytes { length_bytes } => DynArray::NullTerminatedBytes {
-                        values: text::decode_terminated(bytes, shape, *length_bytes)?,
-                        length_bytes: *length_bytes,
-                    },
-                    DataType::Struct(fields) => {
-                        DynArray::Struct(StructArray::decode(bytes, fields, data_type.size(), shape, endian)?)
+                    DataType::FixedLengthUtf32 { code_units } => {
+                        DynArray::FixedLengthUtf32(text::decode_utf32(bytes, shape, *code_units, endian)?)
+                    }
+                    DataType::NullTerminatedBytes { length_bytes } => {
+                        DynArray::NullTerminatedBytes(text::decode_terminated(bytes, shape, *length_bytes)?)
+                    }
+                    DataType::Struct(t) => {
+                        DynArray::Struct(StructArray::decode(bytes, t, shape, endian)?)
                     }
                 })
             }
 
-            /// Encode, whatever the variant; its data type is checked.
+            /// Encode, whatever the variant.
             pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
                 Ok(match self {
                     $(DynArray::$variant(a) => encode_fixed!(a, endian, $variant, $($element)*),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => crate::encode::encode_vec(a.view(), endian)?,
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => crate::encode::encode_vec(a.bytes.view(), endian)?,
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
                         crate::encode::encode_vec(values.view(), endian)?
                     }
-                    DynArray::FixedLengthUtf32 { values, length_bytes } => {
-                        text::encode_utf32(values, *length_bytes, endian)?
-                    }
-                    DynArray::NullTerminatedBytes { values, length_bytes } => {
-                        text::encode_terminated(values, *length_bytes)?
-                    }
+                    DynArray::FixedLengthUtf32(s) => text::encode_utf32(s, endian)?,
+                    DynArray::NullTerminatedBytes(s) => text::encode_terminated(s)?,
                     DynArray::Struct(s) => s.encode(endian)?,
                 })
             }
@@ -434,6 +401,86 @@ macro_rules! dyn_array {
 }
 
 fixed_types!(dyn_array);
+
+/// Elements of raw bits or `raw_bytes`: an array of their bytes, with a trailing axis of
+/// each element's bytes after the logical shape, at least one byte long.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{Array2, ArrayD};
+/// use zarr_bytes::{DataType, DynArray, Error, RawArray};
+///
+/// let records = RawArray::new(Array2::from_shape_vec((2, 3), vec![1u8, 2, 3, 4, 5, 6])?.into_dyn())?;
+/// assert_eq!(records.shape(), &[2]);
+/// assert_eq!(DynArray::RawBits(records).data_type(), DataType::raw_bits(24)?);
+/// let none = RawArray::new(ArrayD::<u8>::zeros(vec![2, 0]));
+/// assert!(matches!(none, Err(Error::NoRecordBytes { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawArray {
+    bytes: ArrayD<u8>,
+}
+
+impl RawArray {
+    /// The elements whose bytes `bytes` holds along its last axis.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoRecordBytes`] for an array with no axes, or a last axis of length 0.
+    pub fn new(bytes: ArrayD<u8>) -> Result<RawArray, Error> {
+        if bytes.shape().last().copied().unwrap_or(0) == 0 {
+            return Err(Error::NoRecordBytes {
+                shape: bytes.shape().into(),
+            });
+        }
+        Ok(RawArray { bytes })
+    }
+
+    /// The bytes: the logical shape and a trailing axis of each element's bytes.
+    pub fn bytes(&self) -> &ArrayD<u8> {
+        &self.bytes
+    }
+
+    /// The bytes, taken out.
+    pub fn into_bytes(self) -> ArrayD<u8> {
+        self.bytes
+    }
+
+    /// The logical shape, without the trailing byte axis.
+    pub fn shape(&self) -> &[usize] {
+        let shape = self.bytes.shape();
+        &shape[..shape.len() - 1]
+    }
+
+    /// Bytes per element: the length of the trailing axis.
+    pub fn element_size(&self) -> NonZeroUsize {
+        let size = self.bytes.shape().last().copied().unwrap_or(0);
+        NonZeroUsize::new(size).unwrap_or_else(|| unreachable!("checked when made"))
+    }
+
+    /// Elements of `size` bytes each, `shape` of them, from `bytes`.
+    fn decode(bytes: &[u8], shape: &[usize], size: NonZeroUsize) -> Result<RawArray, Error> {
+        // Length and size checks come before the shape is copied.
+        checked_size(shape, size.get(), bytes)?;
+        let mut with_bytes = shape.to_vec();
+        with_bytes.push(size.get());
+        Ok(RawArray {
+            bytes: typed::<u8>(bytes, &with_bytes, Endian::NATIVE)?,
+        })
+    }
+
+    /// The same elements with their axes reordered by a checked permutation `order`; the
+    /// byte axis stays last.
+    fn permuted_axes(self, order: &[usize]) -> RawArray {
+        let mut all = order.to_vec();
+        all.push(order.len());
+        RawArray {
+            bytes: self.bytes.permuted_axes(all),
+        }
+    }
+}
 
 /// Encode a sub-byte integer type: every value must fit its bits, and each byte keeps only
 /// those bits, cleared in place in the output rather than in a copy of the array.
@@ -456,23 +503,16 @@ fn encode_narrow<A: Narrow>(
     Ok(bytes)
 }
 
-/// Bytes of `size` each, as an array of `shape` and a trailing axis of the bytes.
-fn with_bytes(bytes: &[u8], shape: &[usize], size: usize) -> Result<ArrayD<u8>, Error> {
-    // Length and size checks come before the shape is copied.
-    crate::decode::checked_size(shape, size, bytes)?;
-    let mut with_bytes = shape.to_vec();
-    with_bytes.push(size);
-    typed::<u8>(bytes, &with_bytes, Endian::NATIVE)
-}
-
 impl<const N: usize> From<ArrayD<[u8; N]>> for DynArray {
     /// Raw bits `r{8N}`: the bytes of each element become a trailing axis of length N.
     fn from(a: ArrayD<[u8; N]>) -> Self {
         let mut shape = a.shape().to_vec();
         shape.push(N);
         let bytes = a.to_zarr_bytes(Endian::NATIVE);
-        let a = ArrayD::from_shape_vec(IxDyn(&shape), bytes);
-        DynArray::RawBits(a.expect("an array's own shape and one more axis hold its bytes"))
+        let a = ArrayD::from_shape_vec(IxDyn(&shape), bytes).unwrap_or_else(|_| {
+            unreachable!("an array's own shape and one more axis hold its bytes")
+        });
+        DynArray::RawBits(RawArray { bytes: a })
     }
 }
 
@@ -482,10 +522,9 @@ impl<const N: usize> TryFrom<DynArray> for ArrayD<[u8; N]> {
     fn try_from(d: DynArray) -> Result<Self, Error> {
         let expected = <[u8; N] as Element>::DATA_TYPE;
         match d {
-            DynArray::RawBits(a) if a.shape().last() == Some(&N) => {
-                let shape = &a.shape()[..a.ndim() - 1];
-                let bytes = a.to_zarr_bytes(Endian::NATIVE);
-                ArrayD::from_zarr_bytes(&bytes, shape, Endian::NATIVE)
+            DynArray::RawBits(a) if a.element_size().get() == N => {
+                let bytes = a.bytes.to_zarr_bytes(Endian::NATIVE);
+                ArrayD::from_zarr_bytes(&bytes, a.shape(), Endian::NATIVE)
             }
             other => Err(Error::TypeMismatch {
                 expected,
@@ -498,5 +537,5 @@ impl<const N: usize> TryFrom<DynArray> for ArrayD<[u8; N]> {
 fn typed<A: Element>(bytes: &[u8], shape: &[usize], endian: Endian) -> Result<ArrayD<A>, Error> {
     // Elements first: the shape is copied into an IxDyn only once the bytes are good.
     let elements = crate::decode::decode_vec::<A>(bytes, shape, endian)?;
-    crate::decode::into_array(IxDyn(shape), elements)
+    into_array(IxDyn(shape), elements)
 }

@@ -5,6 +5,8 @@
 //! component slice followed by one bulk byte-order call, or a plain copy when the bytes
 //! already are in the wanted order.
 
+use std::num::NonZeroUsize;
+
 use bytemuck::{NoUninit, Pod, Zeroable};
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
@@ -52,6 +54,9 @@ pub(crate) mod sealed {
         /// The bytes as elements without a copy, when they are aligned for `Self`; `bytes`
         /// holds whole, valid encodings in the native byte order.
         fn cast(bytes: &[u8]) -> Option<&[Self]>;
+        /// [`Convert::cast`] for exclusive access: whatever is written through the elements
+        /// is a valid encoding.
+        fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves. Implementations are
         /// `#[inline(always)]`: a call per element costs more than the move.
@@ -183,6 +188,9 @@ macro_rules! element {
             fn cast(bytes: &[u8]) -> Option<&[Self]> {
                 bytemuck::try_cast_slice(bytes).ok()
             }
+            fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+                bytemuck::try_cast_slice_mut(bytes).ok()
+            }
             #[inline(always)]
             fn swapped(self) -> Self {
                 const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
@@ -212,7 +220,7 @@ macro_rules! element {
 
 /// A minifloat in the low bits of a byte. Its values keep the high bits clear, so encoding
 /// is a copy; decoding clears them. Not `Pod` (a byte with high bits set is no value), so
-/// bytes are never cast to it: [`view_zarr_bytes`](crate::view_zarr_bytes) declines.
+/// bytes are never cast to it: [`BytesView`](crate::BytesView) declines.
 macro_rules! low_bits {
     ($t:ty, $d:ident) => {
         impl Element for $t {
@@ -232,6 +240,9 @@ macro_rules! low_bits {
                 }
             }
             fn cast(_: &[u8]) -> Option<&[Self]> {
+                None
+            }
+            fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
             }
             const FROM_BYTES: bool = true;
@@ -302,7 +313,10 @@ impl<const N: usize> Element for [u8; N] {
         assert!(N > 0, "a raw bits type has at least 8 bits");
         N
     };
-    const DATA_TYPE: DataType = DataType::RawBits(8 * N);
+    const DATA_TYPE: DataType = match NonZeroUsize::new(N) {
+        Some(bytes) => DataType::RawBits { bytes },
+        None => panic!("a raw bits type has at least 8 bits"),
+    };
 }
 
 impl<const N: usize> sealed::Convert for [u8; N] {
@@ -317,6 +331,9 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::try_cast_slice(bytes).ok()
+    }
+    fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+        bytemuck::try_cast_slice_mut(bytes).ok()
     }
     #[inline(always)]
     fn swapped(self) -> Self {
@@ -359,12 +376,8 @@ impl sealed::Convert for bool {
     const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
     fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
-        // The bytes are checked in the registers they are stored from, so the check reads
-        // no byte twice: the scatter gives the OR of all it moved, kept in a register
-        // through the tile. `x & 1` stores a valid byte as it is. Measured with 64 MiB
-        // arrays against a flag set for each byte: decoding in Fortran order from
-        // 5.4–5.7 GB/s to 5.7–5.8, with swapped axes from 5.4 to 5.5–5.7, the (2, 0, 1)
-        // stacks from 9.5–10.2 to 11.2–12.4.
+        // Checked in the registers they are stored from, so no byte is read twice: the
+        // scatter gives the OR of all it moved. `x & 1` stores a valid byte as it is.
         all_bools(kernels::scatter_bytes::<_, true>(
             scratch,
             block,
@@ -374,6 +387,9 @@ impl sealed::Convert for bool {
     }
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()
+    }
+    fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+        bytemuck::checked::try_cast_slice_mut(bytes).ok()
     }
     fn read_valid(src: &[u8], _: Endian, dst: &mut [Self]) -> bool {
         let mut seen = 0u8;

@@ -1,38 +1,23 @@
 //! Encoding: any array, any layout, to C-order bytes.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, IxDyn};
 
+use crate::check::checked_len;
 use crate::element::sealed::Convert;
 use crate::layout::{self, Block, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
-/// converted in tiles (see [`TILED_WRITE_BUFFER_SIZE`]).
-pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
+/// converted in tiles ([`TILED_WRITE_BUFFER_SIZE`]).
+pub(crate) const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, for an array converted
-/// in tiles: one whose elements are nearest each other in memory along some other axis
-/// than the last (Fortran order, transposed views, permuted axes).
-///
-/// Each buffer holds a window of the stream, and the tiles of a window read memory in runs
-/// only as long as the window is deep along the axis with the shortest memory step. 256 KiB
-/// of a transposed 8192 × 8192 `u8` image are 32 rows, so runs of 32 bytes: written to a
-/// sink at 0.29 of memcpy, against 0.56–0.58 for `encode_zarr_bytes_into`. So the buffer
-/// holds as many indices of that axis as two tiles (448 for 1-byte elements, 256 for
-/// 2-byte, 128 for 4- and 8-byte, 64 for 16-byte), up to this size, when that is more than
-/// [`WRITE_BUFFER_SIZE`]: 3.5 MiB for that image, then written at 0.54–0.58 (`perf_table`,
-/// 64 MiB).
-///
-/// A window that cannot hold one whole index of that axis within this size (planes of over
-/// 4 MiB stored interleaved, viewed plane axis first) gains nothing from a bigger buffer:
-/// the stream holds each plane whole, so every window reads memory across all planes.
-///
-/// A part of a bigger array in such a layout (a chunk of an array in Fortran order: no one
-/// memory slice) is written through a buffer of this size too, each window copied in its
-/// memory order before it moves in tiles.
-pub const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
+/// in tiles (Fortran order, transposed views, permuted axes). The tiles of a window read
+/// memory in runs only as deep as the window is along the axis with the shortest memory
+/// step, so the window holds two tiles' depth of that axis, up to this size.
+pub(crate) const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
 
 /// Encode an array with the `bytes` codec.
 ///
@@ -62,6 +47,9 @@ pub trait BytesEncode {
 
     /// Encode into a caller's buffer, which must have exactly the encoded length.
     ///
+    /// Allocates nothing for standard layouts; other layouts use a scratch buffer of at
+    /// most 72 KiB.
+    ///
     /// # Errors
     ///
     /// [`Error::BufferSize`] if `out.len()` is not elements × element size, and
@@ -75,28 +63,28 @@ pub trait BytesEncode {
     ///
     /// let a = array![1.5f32, -0.0];
     /// let mut out = [0u8; 8];
-    /// a.encode_zarr_bytes_into(Endian::Big, &mut out)?;
+    /// a.encode_zarr_bytes_into(&mut out, Endian::Big)?;
     /// assert_eq!(out, [0x3f, 0xc0, 0, 0, 0x80, 0, 0, 0]);
     /// assert!(matches!(
-    ///     a.encode_zarr_bytes_into(Endian::Big, &mut [0u8; 7]),
+    ///     a.encode_zarr_bytes_into(&mut [0u8; 7], Endian::Big),
     ///     Err(Error::BufferSize { expected: 8, actual: 7 })
     /// ));
     /// # Ok::<(), Error>(())
     /// ```
-    fn encode_zarr_bytes_into(&self, endian: Endian, out: &mut [u8]) -> Result<(), Error>;
+    fn encode_zarr_bytes_into(&self, out: &mut [u8], endian: Endian) -> Result<(), Error>;
 
-    /// Encode to a writer, through a buffer of [`WRITE_BUFFER_SIZE`] bytes at most, or of
-    /// [`TILED_WRITE_BUFFER_SIZE`] bytes at most for layouts converted in tiles.
+    /// Encode to a writer, through a buffer of at most 256 KiB, or of at most 4 MiB for
+    /// layouts converted in tiles (Fortran order, transposed or permuted views).
     ///
     /// A standard-layout array whose bytes need no conversion is written straight from its
     /// memory, with no buffer at all. Layouts that are not standard also use a scratch
-    /// buffer of at most 36 KiB (72 KiB for 1-, 2- and 4-byte elements); nothing else grows
-    /// with the array.
+    /// buffer of at most 72 KiB; nothing else grows with the array.
     ///
     /// # Errors
     ///
-    /// Any error of the writer; an encoded size over `isize::MAX` bytes is
-    /// [`io::ErrorKind::InvalidInput`].
+    /// [`Error::Io`] for an error of the writer, and [`Error::ShapeOverflow`] for an
+    /// encoded size over `isize::MAX` bytes (a broadcast view can claim one); nothing is
+    /// written then.
     ///
     /// # Examples
     ///
@@ -105,11 +93,11 @@ pub trait BytesEncode {
     /// use zarr_bytes::{BytesEncode, Endian};
     ///
     /// let mut file = Vec::new();
-    /// array![[true, false]].write_zarr_bytes(Endian::Little, &mut file)?;
+    /// array![[true, false]].write_zarr_bytes(&mut file, Endian::Little)?;
     /// assert_eq!(file, [1, 0]);
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), zarr_bytes::Error>(())
     /// ```
-    fn write_zarr_bytes<W: Write>(&self, endian: Endian, writer: W) -> io::Result<()>;
+    fn write_zarr_bytes<W: Write>(&self, writer: W, endian: Endian) -> Result<(), Error>;
 }
 
 impl<A, S, D> BytesEncode for ArrayBase<S, D>
@@ -122,8 +110,8 @@ where
         encode_vec(self.view().into_dyn(), endian).expect("encoded size exceeds isize::MAX bytes")
     }
 
-    fn encode_zarr_bytes_into(&self, endian: Endian, out: &mut [u8]) -> Result<(), Error> {
-        let expected = layout::checked_len(self.shape(), A::SIZE)? * A::SIZE;
+    fn encode_zarr_bytes_into(&self, out: &mut [u8], endian: Endian) -> Result<(), Error> {
+        let expected = checked_len(self.shape(), A::SIZE)? * A::SIZE;
         if out.len() != expected {
             return Err(Error::BufferSize {
                 expected,
@@ -134,12 +122,11 @@ where
         Ok(())
     }
 
-    fn write_zarr_bytes<W: Write>(&self, endian: Endian, mut writer: W) -> io::Result<()> {
-        let len = layout::checked_len(self.shape(), A::SIZE)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    fn write_zarr_bytes<W: Write>(&self, mut writer: W, endian: Endian) -> Result<(), Error> {
+        let len = checked_len(self.shape(), A::SIZE)?;
         if A::is_verbatim(endian) {
             if let Some(slice) = self.as_slice() {
-                return writer.write_all(bytemuck::cast_slice(slice));
+                return Ok(writer.write_all(bytemuck::cast_slice(slice))?);
             }
         }
         let view = self.view().into_dyn();
@@ -174,7 +161,7 @@ where
                 }
             }),
         }
-        result
+        Ok(result?)
     }
 }
 
@@ -205,7 +192,7 @@ pub(crate) fn encode_vec<A: Element>(
     view: ArrayView<'_, A, IxDyn>,
     endian: Endian,
 ) -> Result<Vec<u8>, Error> {
-    let len = layout::checked_len(view.shape(), A::SIZE)?;
+    let len = checked_len(view.shape(), A::SIZE)?;
     let mut out = vec![0u8; len * A::SIZE];
     encode(view, endian, &mut out);
     Ok(out)

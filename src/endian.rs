@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::Error;
+use crate::{Error, MetadataError};
 
 /// The byte order of the `bytes` codec's `endian` configuration.
 ///
@@ -60,9 +60,10 @@ impl FromStr for Endian {
         match s {
             "little" => Ok(Endian::Little),
             "big" => Ok(Endian::Big),
-            other => Err(Error::InvalidEndian {
+            other => Err(MetadataError::InvalidEndian {
                 value: other.into(),
-            }),
+            }
+            .into()),
         }
     }
 }

@@ -1,5 +1,6 @@
-//! The one error type of the crate.
+//! The errors of the crate: [`Error`], and [`MetadataError`] for what `zarr.json` says.
 
+use std::sync::Arc;
 use std::{error, fmt, io};
 
 use crate::{DataType, Endian};
@@ -7,7 +8,9 @@ use crate::{DataType, Endian};
 /// Everything that can go wrong while encoding or decoding.
 ///
 /// Every variant carries the numbers needed to understand it, and the message says them.
-#[derive(Debug)]
+/// Errors are cheap to clone, can be compared, and can be kept or sent across threads: an
+/// I/O error is shared ([`IoError`]), and shapes are boxed slices.
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// The bytes do not have the length the shape and element size call for.
@@ -43,13 +46,8 @@ pub enum Error {
         /// Bytes the reader gave before it ended.
         received: usize,
     },
-    /// A reader failed.
-    Io(io::Error),
-    /// An endian that is not exactly `"little"` or `"big"`.
-    InvalidEndian {
-        /// The value as given.
-        value: String,
-    },
+    /// A reader or writer failed.
+    Io(IoError),
     /// Bytes that cannot be viewed without converting them: another byte order, or a type
     /// held in the low bits of a byte, whose high bits decoding clears.
     NeedsConversion {
@@ -93,29 +91,14 @@ pub enum Error {
     /// An array whose shape is not the region's.
     RegionShapeMismatch {
         /// The region's shape.
-        expected: Vec<usize>,
+        expected: Box<[usize]>,
         /// The array's shape.
-        actual: Vec<usize>,
+        actual: Box<[usize]>,
     },
     /// A region whose list of byte ranges would not fit in memory.
     TooManyRanges {
         /// Ranges the region needs.
         count: usize,
-    },
-    /// A data type name that is not a Zarr data type this crate knows.
-    UnknownDataType {
-        /// The name as given.
-        name: String,
-    },
-    /// A raw bits type whose number of bits is not a positive multiple of 8.
-    InvalidRawBits {
-        /// The name as given, or as printed for a constructed `RawBits`.
-        name: String,
-    },
-    /// A multi-byte data type with a `bytes` codec that has no `endian`.
-    EndianRequired {
-        /// The data type that needs it.
-        data_type: DataType,
     },
     /// The element type in hand is not the data type asked for.
     TypeMismatch {
@@ -124,59 +107,24 @@ pub enum Error {
         /// The data type in hand.
         found: DataType,
     },
-    /// A data type whose JSON form is not one this crate reads: a missing, unknown or
-    /// mistyped key of its `configuration`.
-    InvalidConfiguration {
-        /// The data type's name.
-        name: String,
-        /// What is wrong, in words.
-        reason: String,
-    },
-    /// A datetime or timedelta unit that is none of `Y`, `M`, `W`, `D`, `h`, `m`, `s`,
-    /// `ms`, `us`, `ns`, `ps`, `fs`, `as` and `generic`.
-    UnknownTimeUnit {
-        /// The unit as given.
-        unit: String,
-    },
-    /// A datetime or timedelta scale factor outside `1..=2^31-1`.
-    InvalidScaleFactor {
-        /// The scale factor as given (its JSON text).
-        value: String,
-    },
-    /// A `length_bytes` of zero, or one that is no multiple of 4 for `fixed_length_utf32`.
-    InvalidLengthBytes {
-        /// The data type's name.
-        name: String,
-        /// The length as given.
-        length_bytes: usize,
-    },
-    /// A struct data type or array with no fields.
-    EmptyStruct,
-    /// A struct with two fields of one name.
-    DuplicateField {
-        /// The repeated name.
-        name: String,
-    },
-    /// Structs nested deeper than [`DataType::MAX_DEPTH`] levels.
-    NestingTooDeep {
-        /// The deepest nesting accepted.
-        limit: usize,
-    },
-    /// A struct whose fields add up to more than `isize::MAX` bytes.
-    StructTooLarge,
     /// A struct field whose array does not have the struct's shape.
     FieldShapeMismatch {
         /// The field's name.
-        name: String,
+        name: Box<str>,
         /// The struct's shape (that of its first field).
-        expected: Vec<usize>,
+        expected: Box<[usize]>,
         /// The field's shape.
-        actual: Vec<usize>,
+        actual: Box<[usize]>,
+    },
+    /// Raw bits or raw bytes without a trailing axis of at least one byte per element.
+    NoRecordBytes {
+        /// The shape given, trailing axis included.
+        shape: Box<[usize]>,
     },
     /// An axis order that is not a permutation of the array's axes.
     InvalidAxisOrder {
         /// The order given.
-        order: Vec<usize>,
+        order: Box<[usize]>,
         /// The array's axes.
         ndim: usize,
     },
@@ -196,7 +144,7 @@ pub enum Error {
         /// The value.
         value: i64,
     },
-    /// A string or byte string longer than its data type holds on encode.
+    /// A string or byte string longer than its data type holds.
     TooLong {
         /// The data type.
         data_type: DataType,
@@ -207,15 +155,121 @@ pub enum Error {
         /// The most the data type holds, in the same units.
         max: usize,
     },
+    /// What `zarr.json` says is not valid: a data type, a codec configuration, a fill value.
+    Metadata(MetadataError),
+}
+
+/// What is wrong with the `zarr.json` side: data type names and configurations, the
+/// codec's `endian`, fill values. Held in [`Error::Metadata`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetadataError {
+    /// An endian that is not exactly `"little"` or `"big"`.
+    InvalidEndian {
+        /// The value as given.
+        value: Box<str>,
+    },
+    /// A multi-byte data type with a `bytes` codec that has no `endian`.
+    EndianRequired {
+        /// The data type that needs it.
+        data_type: DataType,
+    },
+    /// A data type name that is not a Zarr data type this crate knows.
+    UnknownDataType {
+        /// The name as given.
+        name: Box<str>,
+    },
+    /// A raw bits name whose number of bits is not a positive multiple of 8.
+    InvalidRawBits {
+        /// The name as given.
+        name: Box<str>,
+    },
+    /// A data type whose JSON form is not one this crate reads: a missing, unknown or
+    /// mistyped key of its `configuration`.
+    InvalidConfiguration {
+        /// The data type's name.
+        name: Box<str>,
+        /// What is wrong, in words.
+        reason: Box<str>,
+    },
+    /// A datetime or timedelta unit that is none of `Y`, `M`, `W`, `D`, `h`, `m`, `s`,
+    /// `ms`, `us`, `ns`, `ps`, `fs`, `as` and `generic`.
+    UnknownTimeUnit {
+        /// The unit as given.
+        unit: Box<str>,
+    },
+    /// A datetime or timedelta scale factor outside `1..=2^31-1`.
+    InvalidScaleFactor {
+        /// The scale factor as given (its JSON text).
+        value: Box<str>,
+    },
+    /// A `length_bytes` of zero, or one that is no multiple of 4 for `fixed_length_utf32`.
+    InvalidLengthBytes {
+        /// The data type's name.
+        name: Box<str>,
+        /// The length as given.
+        length_bytes: u64,
+    },
+    /// A struct data type or array with no fields.
+    EmptyStruct,
+    /// A struct with two fields of one name.
+    DuplicateField {
+        /// The repeated name.
+        name: Box<str>,
+    },
+    /// Structs nested deeper than [`DataType::MAX_DEPTH`] levels.
+    NestingTooDeep {
+        /// The deepest nesting accepted.
+        limit: usize,
+    },
+    /// A struct whose fields add up to more than `isize::MAX` bytes.
+    StructTooLarge,
     /// A `fill_value` that is not of the form its data type takes.
     InvalidFillValue {
         /// The data type.
         data_type: DataType,
         /// The fill value, as JSON text.
-        value: String,
+        value: Box<str>,
         /// The forms accepted.
-        expected: String,
+        expected: Box<str>,
     },
+}
+
+/// An I/O error in an [`Error`], shared so that the error can be cloned: clones refer to
+/// the one [`io::Error`], which [`get_ref`](Self::get_ref) and `Deref` give.
+///
+/// Two are equal when they are clones of one another, or have the same kind and message.
+#[derive(Clone, Debug)]
+pub struct IoError(Arc<io::Error>);
+
+impl IoError {
+    /// The I/O error.
+    pub fn get_ref(&self) -> &io::Error {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for IoError {
+    type Target = io::Error;
+
+    fn deref(&self) -> &io::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &IoError) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string())
+    }
+}
+
+impl Eq for IoError {}
+
+impl From<io::Error> for IoError {
+    fn from(e: io::Error) -> Self {
+        IoError(Arc::new(e))
+    }
 }
 
 impl fmt::Display for Error {
@@ -241,10 +295,7 @@ impl fmt::Display for Error {
                 f,
                 "reader ended early: the shape needs {expected} bytes, received {received}"
             ),
-            Error::Io(_) => f.write_str("failed to read the encoded bytes"),
-            Error::InvalidEndian { value } => {
-                write!(f, "invalid endian {value:?}: must be \"little\" or \"big\"")
-            }
+            Error::Io(_) => f.write_str("I/O error"),
             Error::NeedsConversion { data_type, endian } if data_type.endian_applies() => write!(
                 f,
                 "{endian}-endian {data_type} bytes need conversion on this {}-endian machine: they cannot be viewed",
@@ -274,46 +325,8 @@ impl fmt::Display for Error {
             Error::TooManyRanges { count } => {
                 write!(f, "region needs {count} byte ranges, more than memory can hold")
             }
-            Error::UnknownDataType { name } => write!(f, "unknown data type {name:?}"),
-            Error::InvalidRawBits { name } => write!(
-                f,
-                "invalid raw bits data type {name:?}: the bits must be a positive multiple of 8"
-            ),
-            Error::EndianRequired { data_type } => write!(
-                f,
-                "the bytes codec needs an endian for the multi-byte data type {data_type}"
-            ),
             Error::TypeMismatch { expected, found } => {
                 write!(f, "data type mismatch: expected {expected}, found {found}")
-            }
-            Error::InvalidConfiguration { name, reason } => {
-                write!(f, "invalid configuration of data type {name:?}: {reason}")
-            }
-            Error::UnknownTimeUnit { unit } => write!(
-                f,
-                "unknown time unit {unit:?}: must be one of Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, generic"
-            ),
-            Error::InvalidScaleFactor { value } => write!(
-                f,
-                "invalid scale factor {value}: must be an integer from 1 to 2147483647"
-            ),
-            Error::InvalidLengthBytes { name, length_bytes } => {
-                let rule = if name == "fixed_length_utf32" {
-                    "a positive multiple of 4"
-                } else {
-                    "positive"
-                };
-                write!(f, "invalid length_bytes {length_bytes} of {name}: must be {rule}")
-            }
-            Error::EmptyStruct => f.write_str("a struct needs at least one field"),
-            Error::DuplicateField { name } => {
-                write!(f, "struct field {name:?} appears more than once")
-            }
-            Error::NestingTooDeep { limit } => {
-                write!(f, "structs nested more than {limit} levels deep")
-            }
-            Error::StructTooLarge => {
-                f.write_str("struct too large: its fields add up to more than isize::MAX bytes")
             }
             Error::FieldShapeMismatch {
                 name,
@@ -322,6 +335,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "struct field {name:?} has shape {actual:?}, not the struct's shape {expected:?}"
+            ),
+            Error::NoRecordBytes { shape } => write!(
+                f,
+                "raw elements of shape {shape:?} have no trailing axis of at least one byte"
             ),
             Error::InvalidAxisOrder { order, ndim } => write!(
                 f,
@@ -345,7 +362,56 @@ impl fmt::Display for Error {
                 f,
                 "element {index} is {len} long, more than {data_type} holds ({max})"
             ),
-            Error::InvalidFillValue {
+            Error::Metadata(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MetadataError::InvalidEndian { value } => {
+                write!(f, "invalid endian {value:?}: must be \"little\" or \"big\"")
+            }
+            MetadataError::EndianRequired { data_type } => write!(
+                f,
+                "the bytes codec needs an endian for the multi-byte data type {data_type}"
+            ),
+            MetadataError::UnknownDataType { name } => write!(f, "unknown data type {name:?}"),
+            MetadataError::InvalidRawBits { name } => write!(
+                f,
+                "invalid raw bits data type {name:?}: the bits must be a positive multiple of 8"
+            ),
+            MetadataError::InvalidConfiguration { name, reason } => {
+                write!(f, "invalid configuration of data type {name:?}: {reason}")
+            }
+            MetadataError::UnknownTimeUnit { unit } => write!(
+                f,
+                "unknown time unit {unit:?}: must be one of Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, generic"
+            ),
+            MetadataError::InvalidScaleFactor { value } => write!(
+                f,
+                "invalid scale factor {value}: must be an integer from 1 to 2147483647"
+            ),
+            MetadataError::InvalidLengthBytes { name, length_bytes } => {
+                let rule = if &**name == "fixed_length_utf32" {
+                    "a positive multiple of 4"
+                } else {
+                    "positive"
+                };
+                write!(f, "invalid length_bytes {length_bytes} of {name}: must be {rule}")
+            }
+            MetadataError::EmptyStruct => f.write_str("a struct needs at least one field"),
+            MetadataError::DuplicateField { name } => {
+                write!(f, "struct field {name:?} appears more than once")
+            }
+            MetadataError::NestingTooDeep { limit } => {
+                write!(f, "structs nested more than {limit} levels deep")
+            }
+            MetadataError::StructTooLarge => {
+                f.write_str("struct too large: its fields add up to more than isize::MAX bytes")
+            }
+            MetadataError::InvalidFillValue {
                 data_type,
                 value,
                 expected,
@@ -360,14 +426,168 @@ impl fmt::Display for Error {
 impl error::Error for Error {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match self {
-            Error::Io(e) => Some(e),
+            Error::Io(e) => Some(e.get_ref()),
             _ => None,
         }
     }
 }
 
+impl error::Error for MetadataError {}
+
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
-        Error::Io(e)
+        Error::Io(e.into())
+    }
+}
+
+impl From<MetadataError> for Error {
+    fn from(e: MetadataError) -> Self {
+        Error::Metadata(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Error, MetadataError};
+    use crate::{DataType, Endian};
+
+    /// One example of every variant of `$enum`, by name: the match has no wildcard, so a
+    /// new variant does not compile until it has an example here.
+    macro_rules! every_variant {
+        ($enum:ident: $($variant:ident => $example:expr,)*) => {{
+            let _exhaustive = |e: &$enum| match e {
+                $($enum::$variant { .. } => (),)*
+            };
+            vec![$({
+                let example = $example;
+                assert!(matches!(example, $enum::$variant { .. }), stringify!($variant));
+                (concat!(stringify!($enum), "::", stringify!($variant)), Error::from(example))
+            },)*]
+        }};
+    }
+
+    fn examples() -> Vec<(&'static str, Error)> {
+        let mut all = every_variant! { Error:
+            LengthMismatch => Error::LengthMismatch { expected: 24, actual: 23 },
+            BufferSize => Error::BufferSize { expected: 8, actual: 7 },
+            ShapeOverflow => Error::ShapeOverflow { element_size: 8 },
+            InvalidBool => Error::InvalidBool { offset: 3, value: 2 },
+            UnexpectedEof => Error::UnexpectedEof { expected: 32, received: 16 },
+            Io => Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+            NeedsConversion => Error::NeedsConversion {
+                data_type: DataType::Float64,
+                endian: match Endian::NATIVE {
+                    Endian::Little => Endian::Big,
+                    Endian::Big => Endian::Little,
+                },
+            },
+            Misaligned => Error::Misaligned { offset: 1, align: 8 },
+            RankMismatch => Error::RankMismatch { expected: 2, actual: 1 },
+            RegionOutOfBounds => Error::RegionOutOfBounds { axis: 1, end: 6, len: 5 },
+            ReversedRange => Error::ReversedRange { axis: 0, start: 3, end: 1 },
+            RegionShapeMismatch => Error::RegionShapeMismatch {
+                expected: [1, 1].into(),
+                actual: [1, 2].into(),
+            },
+            TooManyRanges => Error::TooManyRanges { count: 1099511627774 },
+            TypeMismatch => Error::TypeMismatch {
+                expected: DataType::Int16,
+                found: DataType::Float32,
+            },
+            FieldShapeMismatch => Error::FieldShapeMismatch {
+                name: "y".into(),
+                expected: [2, 1].into(),
+                actual: [3, 1].into(),
+            },
+            NoRecordBytes => Error::NoRecordBytes { shape: [2, 0].into() },
+            InvalidAxisOrder => Error::InvalidAxisOrder { order: [0, 0].into(), ndim: 2 },
+            InvalidCodeUnit => Error::InvalidCodeUnit { offset: 4, value: 0xd800 },
+            OutOfRange => Error::OutOfRange { data_type: DataType::Int4, index: 0, value: 9 },
+            TooLong => Error::TooLong {
+                data_type: DataType::fixed_length_utf32(12).unwrap(),
+                index: 1,
+                len: 4,
+                max: 3,
+            },
+            Metadata => Error::Metadata(MetadataError::EmptyStruct),
+        };
+        // The metadata rows stand for the errors of `zarr.json`; `Metadata` has no row.
+        all.retain(|(name, _)| *name != "Error::Metadata");
+        all.extend(every_variant! { MetadataError:
+            InvalidEndian => MetadataError::InvalidEndian { value: "native".into() },
+            EndianRequired => MetadataError::EndianRequired { data_type: DataType::Float64 },
+            UnknownDataType => MetadataError::UnknownDataType { name: "float128".into() },
+            InvalidRawBits => MetadataError::InvalidRawBits { name: "r7".into() },
+            InvalidConfiguration => MetadataError::InvalidConfiguration {
+                name: "raw_bytes".into(),
+                reason: "missing configuration key \"length_bytes\"".into(),
+            },
+            UnknownTimeUnit => MetadataError::UnknownTimeUnit { unit: "sec".into() },
+            InvalidScaleFactor => MetadataError::InvalidScaleFactor { value: "0".into() },
+            InvalidLengthBytes => MetadataError::InvalidLengthBytes {
+                name: "fixed_length_utf32".into(),
+                length_bytes: 6,
+            },
+            EmptyStruct => MetadataError::EmptyStruct,
+            DuplicateField => MetadataError::DuplicateField { name: "a".into() },
+            NestingTooDeep => MetadataError::NestingTooDeep { limit: 16 },
+            StructTooLarge => MetadataError::StructTooLarge,
+            InvalidFillValue => MetadataError::InvalidFillValue {
+                data_type: DataType::Int4,
+                value: "9".into(),
+                expected: "an integer that fits the data type's bits".into(),
+            },
+        });
+        all
+    }
+
+    /// The rows of the error table in the crate docs: the variant each links to, and the
+    /// message it shows.
+    fn table() -> Vec<(String, String)> {
+        include_str!("lib.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("//! | [`"))
+            .filter_map(|row| {
+                let target = row.split("](").nth(1)?.split(')').next()?;
+                let message = row.split(" | ").nth(1)?;
+                Some((target.to_string(), message.to_string()))
+            })
+            .filter(|(target, _)| target.contains("Error::"))
+            .collect()
+    }
+
+    #[test]
+    fn the_docs_error_table_has_every_variant_with_its_message() {
+        let examples = examples();
+        let table = table();
+        for (name, example) in &examples {
+            if cfg!(target_endian = "big") && *name == "Error::NeedsConversion" {
+                // The example row is a little-endian machine's.
+                continue;
+            }
+            let row = table.iter().find(|(target, _)| target == name);
+            let (_, message) = row.unwrap_or_else(|| panic!("no row for {name}"));
+            assert_eq!(message, &example.to_string(), "{name}");
+        }
+        assert_eq!(table.len(), examples.len(), "{table:?}");
+    }
+
+    #[test]
+    fn errors_clone_compare_and_travel() {
+        fn shareable<T: Clone + PartialEq + Send + Sync + 'static>() {}
+        shareable::<Error>();
+        for (name, e) in examples() {
+            assert_eq!(e.clone(), e, "{name}");
+        }
+        let io = Error::from(std::io::Error::other("disk gone"));
+        let clone = io.clone();
+        assert_eq!(io, clone);
+        let Error::Io(inner) = &clone else {
+            unreachable!()
+        };
+        assert_eq!(inner.kind(), std::io::ErrorKind::Other);
+        let source = std::error::Error::source(&clone).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("disk gone"));
+        assert_ne!(io, Error::from(std::io::Error::other("disk full")));
     }
 }

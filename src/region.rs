@@ -4,9 +4,9 @@ use std::ops::Range;
 
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
-use crate::decode::{check_invalid, checked_length, into_array};
+use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
 use crate::encode::encode;
-use crate::{Element, Endian, Error};
+use crate::{DataType, DynArray, Element, Endian, Error};
 
 /// Check `region` against `shape`: one in-bounds, non-reversed range per axis.
 fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
@@ -99,12 +99,15 @@ fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], us
     }
 }
 
-/// The byte ranges of a chunk of `shape` that hold `region` (one range per axis), in C
-/// order, each as long as it can be: whole trailing axes and adjacent rows merge into one.
+/// The byte ranges of a chunk of `shape` whose elements are `A` that hold `region` (one
+/// range per axis), in C order, each as long as it can be: whole trailing axes and adjacent
+/// rows merge into one.
 ///
 /// Concatenating the bytes of these ranges gives exactly the region's C-order bytes, so a
 /// reader can fetch just those ranges from a store and decode them with
 /// [`from_zarr_bytes`](crate::BytesDecode::from_zarr_bytes).
+/// [`BytesCodec::region_byte_ranges_dyn`](crate::BytesCodec::region_byte_ranges_dyn) plans
+/// them for a data type known only at run time.
 ///
 /// # Errors
 ///
@@ -125,35 +128,85 @@ fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], us
 /// let chunk = Array2::from_shape_fn((4, 5), |(i, j)| (10 * i + j) as u16);
 /// let stored = chunk.to_zarr_bytes(Endian::Big); // what the store holds
 ///
-/// let ranges = region_byte_ranges(&[4, 5], &[1..3, 2..4], 2)?;
+/// let ranges = region_byte_ranges::<u16>(&[4, 5], &[1..3, 2..4])?;
 /// assert_eq!(ranges, [14..18, 24..28]);
 /// let fetched: Vec<u8> = ranges.iter().flat_map(|r| stored[r.clone()].to_vec()).collect();
 /// let region = Array2::<u16>::from_zarr_bytes(&fetched, (2, 2), Endian::Big)?;
 /// assert_eq!(region, chunk.slice(s![1..3, 2..4]));
 ///
 /// // Whole trailing axes merge: rows 1..3 of every column are one range.
-/// assert_eq!(region_byte_ranges(&[4, 5], &[1..3, 0..5], 2)?, [10..30]);
+/// assert_eq!(region_byte_ranges::<u16>(&[4, 5], &[1..3, 0..5])?, [10..30]);
 /// # Ok::<(), zarr_bytes::Error>(())
 /// ```
-pub fn region_byte_ranges(
+pub fn region_byte_ranges<A: Element>(
     shape: &[usize],
     region: &[Range<usize>],
-    element_size: usize,
+) -> Result<Vec<Range<usize>>, Error> {
+    byte_ranges(shape, region, A::SIZE)
+}
+
+/// [`region_byte_ranges`] for elements of `size` bytes, at least one.
+pub(crate) fn byte_ranges(
+    shape: &[usize],
+    region: &[Range<usize>],
+    size: usize,
 ) -> Result<Vec<Range<usize>>, Error> {
     check(shape, region)?;
-    crate::layout::checked_len(shape, element_size)?;
+    checked_len(shape, size)?;
     // The ranges are allocated up front, and a claim no memory can hold is an error.
     let count = run_count(shape, region);
     let mut ranges = Vec::new();
     ranges
         .try_reserve_exact(count)
         .map_err(|_| Error::TooManyRanges { count })?;
-    if element_size > 0 {
-        runs(shape, region, |_, offset, len| {
-            ranges.push(offset * element_size..(offset + len) * element_size)
-        });
-    }
+    runs(shape, region, |_, offset, len| {
+        ranges.push(offset * size..(offset + len) * size)
+    });
     Ok(ranges)
+}
+
+/// Decode `region` of a whole chunk of `data_type` and `shape` from its bytes, touching
+/// only the bytes of the region: they are gathered, then decoded as a whole array of the
+/// region's shape. Offsets in errors are the chunk's.
+pub(crate) fn decode_region_dyn(
+    bytes: &[u8],
+    data_type: &DataType,
+    shape: &[usize],
+    region: &[Range<usize>],
+    endian: Endian,
+) -> Result<DynArray, Error> {
+    let size = data_type.size();
+    check(shape, region)?;
+    checked_size(shape, size, bytes)?;
+    let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+    let len = checked_len(&region_shape, size)?;
+    let mut gathered = Vec::with_capacity(len * size);
+    let mut run = 0;
+    runs(shape, region, |_, offset, len| {
+        run = len * size;
+        gathered.extend_from_slice(&bytes[offset * size..(offset + len) * size]);
+    });
+    DynArray::decode(&gathered, data_type, &region_shape, endian).map_err(|e| {
+        // An offset in the gathered bytes: run `at / run`, `at % run` bytes into it.
+        let mut starts = Vec::new();
+        runs(shape, region, |_, offset, _| starts.push(offset * size));
+        let in_chunk = |at: usize| {
+            starts
+                .get(at / run.max(1))
+                .map_or(at, |s| s + at % run.max(1))
+        };
+        match e {
+            Error::InvalidBool { offset, value } => Error::InvalidBool {
+                offset: in_chunk(offset),
+                value,
+            },
+            Error::InvalidCodeUnit { offset, value } => Error::InvalidCodeUnit {
+                offset: in_chunk(offset),
+                value,
+            },
+            other => other,
+        }
+    })
 }
 
 /// Decode just `region` of a whole chunk's bytes, touching only the bytes of its ranges.
@@ -237,8 +290,8 @@ where
     let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
     if array.shape() != region_shape.as_slice() {
         return Err(Error::RegionShapeMismatch {
-            expected: region_shape,
-            actual: array.shape().to_vec(),
+            expected: region_shape.into(),
+            actual: array.shape().into(),
         });
     }
     runs(shape, region, |index, offset, len| {

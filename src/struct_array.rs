@@ -1,7 +1,7 @@
 //! Arrays of structs, held as one array per field, and the packed records they encode to.
 
-use crate::decode::checked_size;
-use crate::{DataType, DynArray, Endian, Error, StructField};
+use crate::check::{checked_len, checked_size};
+use crate::{DataType, DynArray, Endian, Error, MetadataError, StructField, StructType};
 
 /// An array of a [`DataType::Struct`]: one array per field, all of one shape, in the
 /// struct's order (a column per field, as numpy users read `a["field"]`). Nested structs
@@ -40,23 +40,23 @@ impl StructArray {
     ///
     /// # Errors
     ///
-    /// [`Error::EmptyStruct`] for no fields, [`Error::DuplicateField`] for a repeated name,
     /// [`Error::FieldShapeMismatch`] for a field whose shape is not the first field's, and
-    /// the errors of [`DataType::check`] for the struct's data type.
+    /// the errors of [`StructType::new`] for the struct's data type (no fields, a repeated
+    /// name, too deep or too large).
     pub fn new(fields: Vec<(String, DynArray)>) -> Result<Self, Error> {
         let shape = match fields.first() {
             Some((_, first)) => first.shape().to_vec(),
-            None => return Err(Error::EmptyStruct),
+            None => return Err(MetadataError::EmptyStruct.into()),
         };
         if let Some((name, a)) = fields.iter().find(|(_, a)| a.shape() != shape) {
             return Err(Error::FieldShapeMismatch {
-                name: name.clone(),
-                expected: shape,
-                actual: a.shape().to_vec(),
+                name: name.as_str().into(),
+                expected: shape.into(),
+                actual: a.shape().into(),
             });
         }
         let array = StructArray { fields, shape };
-        array.data_type().check()?;
+        array.struct_type()?;
         Ok(array)
     }
 
@@ -82,7 +82,12 @@ impl StructArray {
 
     /// The struct data type of the elements.
     pub fn data_type(&self) -> DataType {
-        DataType::Struct(
+        let t = self.struct_type();
+        DataType::Struct(t.unwrap_or_else(|_| unreachable!("checked when made")))
+    }
+
+    fn struct_type(&self) -> Result<StructType, Error> {
+        StructType::new(
             self.fields
                 .iter()
                 .map(|(name, a)| StructField {
@@ -93,30 +98,36 @@ impl StructArray {
         )
     }
 
-    /// The same struct array with every field's axes reordered, as
-    /// [`DynArray::permuted_axes`] does.
-    pub(crate) fn permuted_axes(self, order: &[usize]) -> Result<StructArray, Error> {
+    /// The same struct array with every field's axes reordered by a checked permutation
+    /// `order`, as [`DynArray::permuted_axes`] does.
+    pub(crate) fn permuted_axes(self, order: &[usize]) -> StructArray {
         let fields = self
             .fields
             .into_iter()
-            .map(|(name, a)| Ok((name, a.permuted_axes(order)?)))
-            .collect::<Result<Vec<_>, Error>>()?;
+            .map(|(name, a)| {
+                let a = a.permuted_axes(order);
+                (
+                    name,
+                    a.unwrap_or_else(|_| unreachable!("a permutation of every field")),
+                )
+            })
+            .collect();
         let shape = order.iter().map(|&k| self.shape[k]).collect();
-        Ok(StructArray { fields, shape })
+        StructArray { fields, shape }
     }
 
-    /// Decode packed records of the checked struct type `fields`.
+    /// Decode packed records of the struct type `t`.
     pub(crate) fn decode(
         bytes: &[u8],
-        fields: &[StructField],
-        record: usize,
+        t: &StructType,
         shape: &[usize],
         endian: Endian,
     ) -> Result<StructArray, Error> {
+        let record = t.size();
         let len = checked_size(shape, record, bytes)?;
         let mut offset = 0;
-        let mut arrays = Vec::with_capacity(fields.len());
-        for field in fields {
+        let mut arrays = Vec::with_capacity(t.fields().len());
+        for field in t.fields() {
             let size = field.data_type.size();
             let mut column = Vec::with_capacity(len * size);
             for element in bytes.chunks_exact(record) {
@@ -136,7 +147,7 @@ impl StructArray {
     /// Encode as packed records.
     pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
         let record = self.data_type().size();
-        let len = crate::layout::checked_len(&self.shape, record)?;
+        let len = checked_len(&self.shape, record)?;
         let mut out = vec![0u8; len * record];
         let mut offset = 0;
         for (_, array) in &self.fields {

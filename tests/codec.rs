@@ -3,7 +3,7 @@
 mod common;
 
 use ndarray::{arr1, arr2, ArrayD};
-use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error};
+use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error, MetadataError, RawArray};
 
 #[test]
 fn accepted_codec_json() {
@@ -154,7 +154,10 @@ fn data_type_names_round_trip() {
         assert_eq!(json, format!("\"{name}\""));
         assert_eq!(serde_json::from_str::<DataType>(&json).unwrap(), t);
     }
-    assert_eq!("r24".parse::<DataType>().unwrap(), DataType::RawBits(24));
+    assert_eq!(
+        "r24".parse::<DataType>().unwrap(),
+        DataType::raw_bits(24).unwrap()
+    );
 }
 
 #[test]
@@ -164,7 +167,7 @@ fn bad_data_type_names_quote_the_name() {
     ] {
         let e = name.parse::<DataType>().unwrap_err();
         assert!(
-            matches!(&e, Error::UnknownDataType { name: n } if n == name),
+            matches!(&e, Error::Metadata(MetadataError::UnknownDataType { name: n }) if &**n == name),
             "{name}: {e:?}"
         );
         assert!(e.to_string().contains(&format!("{name:?}")), "{e}");
@@ -172,7 +175,7 @@ fn bad_data_type_names_quote_the_name() {
     for name in ["r0", "r7", "r", "r-8", "r+8", "r08", "r12", "r8.0"] {
         let e = name.parse::<DataType>().unwrap_err();
         assert!(
-            matches!(&e, Error::InvalidRawBits { name: n } if n == name),
+            matches!(&e, Error::Metadata(MetadataError::InvalidRawBits { name: n }) if &**n == name),
             "{name}: {e:?}"
         );
     }
@@ -193,7 +196,10 @@ fn validate_needs_endian_for_multi_byte_types_only() {
     ] {
         let t: DataType = t.parse().unwrap();
         let e = none.validate(&t).unwrap_err();
-        assert!(matches!(&e, Error::EndianRequired { data_type } if *data_type == t));
+        assert!(matches!(
+            &e,
+            Error::Metadata(MetadataError::EndianRequired { data_type }) if *data_type == t
+        ));
         assert!(e.to_string().contains(&t.to_string()));
         BytesCodec::new(Endian::Big).validate(&t).unwrap();
     }
@@ -203,10 +209,11 @@ fn validate_needs_endian_for_multi_byte_types_only() {
         BytesCodec::new(Endian::Big).validate(&t).unwrap();
         BytesCodec::new(Endian::Little).validate(&t).unwrap();
     }
-    for bad in [DataType::RawBits(0), DataType::RawBits(12)] {
+    // Raw bits that are no whole bytes cannot be made, so no codec meets them.
+    for bits in [0, 12] {
         assert!(matches!(
-            none.validate(&bad),
-            Err(Error::InvalidRawBits { .. })
+            DataType::raw_bits(bits),
+            Err(Error::Metadata(MetadataError::InvalidRawBits { name })) if *name == format!("r{bits}")
         ));
     }
 }
@@ -217,16 +224,16 @@ fn typed_encode_and_decode_validate_first() {
     let e = none.encode(&arr1(&[1.0f64])).unwrap_err();
     assert!(matches!(
         e,
-        Error::EndianRequired {
+        Error::Metadata(MetadataError::EndianRequired {
             data_type: DataType::Float64
-        }
+        })
     ));
     let e = none.decode::<u32, _>(&[0; 4], 1).unwrap_err();
     assert!(matches!(
         e,
-        Error::EndianRequired {
+        Error::Metadata(MetadataError::EndianRequired {
             data_type: DataType::UInt32
-        }
+        })
     ));
     assert_eq!(none.encode(&arr1(&[true, false])).unwrap(), [1, 0]);
     let big = BytesCodec::new(Endian::Big);
@@ -255,24 +262,25 @@ fn try_from_names_both_types() {
         "{e}"
     );
     let e = ArrayD::<[u8; 2]>::try_from(d.clone()).unwrap_err();
+    let r16 = DataType::raw_bits(16).unwrap();
     assert!(matches!(
         e,
         Error::TypeMismatch {
-            expected: DataType::RawBits(16),
+            expected,
             found: DataType::UInt8
-        }
+        } if expected == r16
     ));
     let raw = DynArray::from(arr1(&[[1u8, 2, 3]]).into_dyn());
-    assert_eq!(raw.data_type(), DataType::RawBits(24));
+    assert_eq!(raw.data_type(), DataType::raw_bits(24).unwrap());
     assert_eq!(raw.shape(), &[1]);
     let e = ArrayD::<[u8; 2]>::try_from(raw.clone()).unwrap_err();
-    assert!(matches!(
+    assert_eq!(
         e,
         Error::TypeMismatch {
-            expected: DataType::RawBits(16),
-            found: DataType::RawBits(24)
+            expected: r16,
+            found: DataType::raw_bits(24).unwrap()
         }
-    ));
+    );
     let back = ArrayD::<[u8; 3]>::try_from(raw).unwrap();
     assert_eq!(back, arr1(&[[1u8, 2, 3]]).into_dyn());
     let typed: ArrayD<u8> = d.try_into().unwrap();
@@ -329,11 +337,11 @@ fn decode_dyn_errors() {
         }
     ));
     let e = codec
-        .decode_dyn(&[], &DataType::RawBits(8), &[usize::MAX, 2])
+        .decode_dyn(&[], &DataType::raw_bits(8).unwrap(), &[usize::MAX, 2])
         .unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { element_size: 1 }));
     let e = codec
-        .decode_dyn(&[], &DataType::RawBits(64), &[usize::MAX / 4])
+        .decode_dyn(&[], &DataType::raw_bits(64).unwrap(), &[usize::MAX / 4])
         .unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { element_size: 8 }));
     let e = codec.decode_dyn(&[2], &DataType::Bool, &[1]).unwrap_err();
@@ -344,25 +352,25 @@ fn decode_dyn_errors() {
             value: 2
         }
     ));
-    let e = codec
-        .decode_dyn(&[], &DataType::RawBits(7), &[0])
-        .unwrap_err();
-    assert!(matches!(e, Error::InvalidRawBits { .. }));
     let e = BytesCodec::default()
         .decode_dyn(&[0; 8], &DataType::Float64, &[1])
         .unwrap_err();
     assert!(matches!(
         e,
-        Error::EndianRequired {
+        Error::Metadata(MetadataError::EndianRequired {
             data_type: DataType::Float64
-        }
+        })
     ));
-    // A raw bits array without its byte axis is no valid raw bits type.
-    let bad = DynArray::RawBits(ndarray::arr0(1u8).into_dyn());
-    assert!(matches!(
-        codec.encode_dyn(&bad),
-        Err(Error::InvalidRawBits { .. })
-    ));
+    // A raw bits array without its byte axis, or with an empty one, cannot be made.
+    for shape in [vec![], vec![3, 0]] {
+        let e = RawArray::new(ArrayD::zeros(shape.clone())).unwrap_err();
+        assert_eq!(
+            e,
+            Error::NoRecordBytes {
+                shape: shape.into()
+            }
+        );
+    }
 }
 
 #[test]
@@ -372,7 +380,7 @@ fn endian_parses_exactly() {
     for bad in ["native", "Big", "LITTLE", "", " big", "<"] {
         let e = bad.parse::<Endian>().unwrap_err();
         assert!(
-            matches!(&e, Error::InvalidEndian { value } if value == bad),
+            matches!(&e, Error::Metadata(MetadataError::InvalidEndian { value }) if &**value == bad),
             "{bad}"
         );
     }
@@ -380,4 +388,63 @@ fn endian_parses_exactly() {
         .unwrap_err()
         .to_string()
         .contains("native"));
+}
+
+/// The values that could once be built invalid are refused where they are made, and a raw
+/// array that claims more bytes than memory holds still names its type.
+#[test]
+fn invalid_values_are_refused_when_made() {
+    use std::num::NonZeroUsize;
+    use zarr_bytes::{FixedLength, ScaleFactor};
+    for bits in [0, 7, 12] {
+        assert!(matches!(
+            DataType::raw_bits(bits),
+            Err(Error::Metadata(MetadataError::InvalidRawBits { .. }))
+        ));
+    }
+    for n in [0, 1 << 31, u64::MAX] {
+        let e = ScaleFactor::new(n).unwrap_err();
+        assert_eq!(
+            e,
+            Error::Metadata(MetadataError::InvalidScaleFactor {
+                value: n.to_string().into()
+            })
+        );
+    }
+    assert_eq!(ScaleFactor::new((1 << 31) - 1).unwrap(), ScaleFactor::MAX);
+    for length_bytes in [0, 3, 6] {
+        assert_eq!(
+            DataType::fixed_length_utf32(length_bytes),
+            Err(Error::Metadata(MetadataError::InvalidLengthBytes {
+                name: "fixed_length_utf32".into(),
+                length_bytes: length_bytes as u64,
+            }))
+        );
+    }
+    assert!(DataType::null_terminated_bytes(0).is_err());
+    assert!(DataType::raw_bytes(0).is_err());
+    let long = FixedLength::<String>::new(
+        arr1(&["ab".to_string(), "abc".into()]).into_dyn(),
+        NonZeroUsize::new(2).unwrap(),
+    );
+    assert!(matches!(
+        long,
+        Err(Error::TooLong {
+            index: 1,
+            len: 3,
+            max: 2,
+            ..
+        })
+    ));
+    // An owned array of no elements may claim any element size: its data type holds it.
+    let huge = RawArray::new(ArrayD::zeros(vec![0, 1 << 62])).unwrap();
+    let d = DynArray::RawBits(huge);
+    let t = d.data_type();
+    assert_eq!(t.size(), 1 << 62);
+    assert_eq!(t.to_string(), format!("r{}", 8u128 << 62));
+    assert_eq!(t.to_string().parse::<DataType>(), Ok(t.clone()));
+    assert!(matches!(
+        BytesCodec::new(Endian::Little).encode_dyn(&d),
+        Ok(bytes) if bytes.is_empty()
+    ));
 }

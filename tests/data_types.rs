@@ -2,7 +2,21 @@
 //! in the canonical form, sized, and every bad configuration a named error.
 
 use serde_json::{json, Value};
-use zarr_bytes::{BytesCodec, DataType, Endian, Error, StructField, TimeUnit};
+use zarr_bytes::{
+    BytesCodec, DataType, Endian, Error, MetadataError, ScaleFactor, StructField, StructType,
+    TimeUnit,
+};
+
+fn field(name: &str, data_type: DataType) -> StructField {
+    StructField {
+        name: name.into(),
+        data_type,
+    }
+}
+
+fn structure(fields: Vec<StructField>) -> DataType {
+    DataType::Struct(StructType::new(fields).unwrap())
+}
 
 fn parse(value: Value) -> Result<DataType, String> {
     serde_json::from_value::<DataType>(value).map_err(|e| e.to_string())
@@ -74,7 +88,7 @@ fn configured_types_read_and_write_their_objects() {
             json!({"name": "numpy.datetime64", "configuration": {"unit": "ns", "scale_factor": 1}}),
             DataType::DateTime64 {
                 unit: TimeUnit::Nanoseconds,
-                scale_factor: 1,
+                scale_factor: ScaleFactor::ONE,
             },
             8,
             true,
@@ -83,26 +97,26 @@ fn configured_types_read_and_write_their_objects() {
             json!({"name": "numpy.timedelta64", "configuration": {"unit": "M", "scale_factor": 2147483647}}),
             DataType::TimeDelta64 {
                 unit: TimeUnit::Months,
-                scale_factor: 2147483647,
+                scale_factor: ScaleFactor::MAX,
             },
             8,
             true,
         ),
         (
             json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 12}}),
-            DataType::FixedLengthUtf32 { length_bytes: 12 },
+            DataType::fixed_length_utf32(12).unwrap(),
             12,
             true,
         ),
         (
             json!({"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}}),
-            DataType::NullTerminatedBytes { length_bytes: 5 },
+            DataType::null_terminated_bytes(5).unwrap(),
             5,
             false,
         ),
         (
             json!({"name": "raw_bytes", "configuration": {"length_bytes": 3}}),
-            DataType::RawBytes { length_bytes: 3 },
+            DataType::raw_bytes(3).unwrap(),
             3,
             false,
         ),
@@ -133,28 +147,13 @@ fn structs_nest_and_the_legacy_form_reads_as_struct() {
         ]}}}
     ]}});
     let t = parse(canonical.clone()).unwrap();
-    let inner = DataType::Struct(vec![
-        StructField {
-            name: "c".into(),
-            data_type: DataType::Complex64,
-        },
-        StructField {
-            name: "d".into(),
-            data_type: DataType::FixedLengthUtf32 { length_bytes: 8 },
-        },
+    let inner = structure(vec![
+        field("c", DataType::Complex64),
+        field("d", DataType::fixed_length_utf32(8).unwrap()),
     ]);
     assert_eq!(
         t,
-        DataType::Struct(vec![
-            StructField {
-                name: "a".into(),
-                data_type: DataType::Int16
-            },
-            StructField {
-                name: "b".into(),
-                data_type: inner
-            },
-        ])
+        structure(vec![field("a", DataType::Int16), field("b", inner)])
     );
     assert_eq!((t.size(), t.endian_applies()), (18, true));
     assert_eq!(serde_json::to_value(&t).unwrap(), canonical);
@@ -179,7 +178,7 @@ fn structs_nest_and_the_legacy_form_reads_as_struct() {
     assert!(BytesCodec::default().validate(&bytes_only).is_ok());
     assert!(matches!(
         BytesCodec::default().validate(&t),
-        Err(Error::EndianRequired { data_type }) if data_type == t
+        Err(Error::Metadata(MetadataError::EndianRequired { data_type })) if data_type == t
     ));
     assert!(BytesCodec::new(Endian::Big).validate(&t).is_ok());
 }
@@ -189,7 +188,7 @@ fn bad_configurations_are_named_errors() {
     let datetime = |unit: Value, factor: Value| json!({"name": "numpy.datetime64", "configuration": {"unit": unit, "scale_factor": factor}});
     assert!(matches!(
         error(datetime(json!("sec"), json!(1))),
-        Error::UnknownTimeUnit { unit } if unit == "sec"
+        Error::Metadata(MetadataError::UnknownTimeUnit { unit }) if &*unit == "sec"
     ));
     for factor in [
         json!(0),
@@ -200,7 +199,7 @@ fn bad_configurations_are_named_errors() {
     ] {
         let e = error(datetime(json!("s"), factor.clone()));
         assert!(
-            matches!(&e, Error::InvalidScaleFactor { value } if value.as_str() == factor.to_string().as_str()),
+            matches!(&e, Error::Metadata(MetadataError::InvalidScaleFactor { value }) if &**value == factor.to_string().as_str()),
             "{factor}: {e}"
         );
     }
@@ -212,20 +211,23 @@ fn bad_configurations_are_named_errors() {
     ] {
         let e = error(json!({"name": name, "configuration": {"length_bytes": length}}));
         assert!(
-            matches!(&e, Error::InvalidLengthBytes { name: n, length_bytes } if n == name && *length_bytes == length),
+            matches!(&e, Error::Metadata(MetadataError::InvalidLengthBytes { name: n, length_bytes }) if &**n == name && *length_bytes == length),
             "{name} {length}: {e}"
         );
     }
     let e = error(json!({"name": "struct", "configuration": {"fields": []}}));
-    assert!(matches!(e, Error::EmptyStruct));
+    assert!(matches!(e, Error::Metadata(MetadataError::EmptyStruct)));
     let e = error(json!({"name": "struct", "configuration": {"fields": [
         {"name": "a", "data_type": "int8"}, {"name": "a", "data_type": "int16"}]}}));
-    assert!(matches!(e, Error::DuplicateField { name } if name == "a"));
+    assert!(matches!(e, Error::Metadata(MetadataError::DuplicateField { name }) if &*name == "a"));
     // Fields whose sizes add up past isize::MAX.
     let huge = json!({"name": "raw_bytes", "configuration": {"length_bytes": 1u64 << 62}});
     let e = error(json!({"name": "struct", "configuration": {"fields": [
         {"name": "a", "data_type": huge}, {"name": "b", "data_type": huge}]}}));
-    assert!(matches!(e, Error::StructTooLarge), "{e}");
+    assert!(
+        matches!(e, Error::Metadata(MetadataError::StructTooLarge)),
+        "{e}"
+    );
 
     // Configuration keys: missing, unknown, mistyped; names that need one; names that take none.
     for (value, needle) in [
@@ -259,13 +261,16 @@ fn bad_configurations_are_named_errors() {
     ] {
         let e = error(value.clone());
         assert!(
-            matches!(e, Error::InvalidConfiguration { .. }) && e.to_string().contains(needle),
+            matches!(
+                e,
+                Error::Metadata(MetadataError::InvalidConfiguration { .. })
+            ) && e.to_string().contains(needle),
             "{value}: {e}"
         );
     }
     assert!(matches!(
         error(json!({"name": "float128", "configuration": {"x": 1}})),
-        Error::UnknownDataType { name } if name == "float128"
+        Error::Metadata(MetadataError::UnknownDataType { name }) if &*name == "float128"
     ));
     // Serde reports the same errors in its own type, with the message.
     let e = parse(datetime(json!("s"), json!(0))).unwrap_err();
@@ -282,37 +287,19 @@ fn nesting_past_the_limit_is_an_error_not_a_stack_overflow() {
         t
     };
     let deepest = parse(nested(DataType::MAX_DEPTH)).unwrap();
-    assert!(deepest.check().is_ok());
     assert_eq!(deepest.size(), 1);
     let e = error(nested(DataType::MAX_DEPTH + 1));
-    assert!(
-        matches!(
-            e,
-            Error::NestingTooDeep {
-                limit: DataType::MAX_DEPTH
-            }
-        ),
-        "{e}"
-    );
-    // A type built by hand far deeper is refused by `check`, and measured without recursion.
+    let too_deep = Error::Metadata(MetadataError::NestingTooDeep {
+        limit: DataType::MAX_DEPTH,
+    });
+    assert_eq!(e, too_deep);
+    // By hand too: a struct one level deeper than the limit cannot be made.
     let mut deep = DataType::Int8;
-    for _ in 0..10_000 {
-        deep = DataType::Struct(vec![StructField {
-            name: "f".into(),
-            data_type: deep,
-        }]);
+    for _ in 0..DataType::MAX_DEPTH {
+        deep = structure(vec![field("f", deep)]);
     }
-    assert!(matches!(deep.check(), Err(Error::NestingTooDeep { .. })));
-    assert_eq!(deep.size(), 1);
-    assert!(!deep.endian_applies());
-    assert!(matches!(
-        BytesCodec::new(Endian::Little).decode_dyn(&[0], &deep, &[1]),
-        Err(Error::NestingTooDeep { .. })
-    ));
-    // Taken apart field by field, so that dropping it does not recurse 10,000 deep.
-    while let DataType::Struct(mut fields) = deep {
-        deep = fields.pop().unwrap().data_type;
-    }
+    assert_eq!(deep, deepest);
+    assert_eq!(StructType::new(vec![field("f", deep)]), Err(too_deep));
     // JSON deeper than serde_json reads is its error, not a crash.
     assert!(parse_text(&"[".repeat(100_000)).is_err());
 }

@@ -4,7 +4,7 @@ use std::error::Error as _;
 use std::io::{self, Read};
 
 use ndarray::{array, Array1, Array2, ArrayD, ShapeBuilder};
-use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
+use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error, MetadataError};
 
 #[test]
 fn length_mismatch_names_both_lengths() {
@@ -244,7 +244,7 @@ fn encode_into_wrong_buffer() {
         let mut out = vec![0u8; len];
         let e = a
             .t()
-            .encode_zarr_bytes_into(Endian::Big, &mut out)
+            .encode_zarr_bytes_into(&mut out, Endian::Big)
             .unwrap_err();
         assert!(
             matches!(e, Error::BufferSize { expected: 32, actual } if actual == len),
@@ -316,8 +316,10 @@ fn write_reports_writer_errors() {
     let a = Array2::<f32>::zeros((300, 300));
     for view in [a.view(), a.t()] {
         for endian in [Endian::Little, Endian::Big] {
-            let e = view.write_zarr_bytes(endian, Full).unwrap_err();
-            assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+            let e = view.write_zarr_bytes(Full, endian).unwrap_err();
+            assert!(matches!(&e, Error::Io(io) if io.kind() == io::ErrorKind::StorageFull));
+            assert_eq!(e.to_string(), "I/O error");
+            assert_eq!(e.source().unwrap().to_string(), "full");
         }
     }
 }
@@ -358,30 +360,30 @@ fn messages_read_as_documented() {
             },
             "reader ended early: the shape needs 32 bytes, received 16",
         ),
+        (Error::from(io::Error::other("x")), "I/O error"),
         (
-            Error::Io(io::Error::other("x")),
-            "failed to read the encoded bytes",
-        ),
-        (
-            Error::InvalidEndian {
+            MetadataError::InvalidEndian {
                 value: "native".into(),
-            },
+            }
+            .into(),
             "invalid endian \"native\": must be \"little\" or \"big\"",
         ),
         (
-            Error::UnknownDataType {
+            MetadataError::UnknownDataType {
                 name: "float128".into(),
-            },
+            }
+            .into(),
             "unknown data type \"float128\"",
         ),
         (
-            Error::InvalidRawBits { name: "r7".into() },
+            MetadataError::InvalidRawBits { name: "r7".into() }.into(),
             "invalid raw bits data type \"r7\": the bits must be a positive multiple of 8",
         ),
         (
-            Error::EndianRequired {
+            MetadataError::EndianRequired {
                 data_type: zarr_bytes::DataType::Float64,
-            },
+            }
+            .into(),
             "the bytes codec needs an endian for the multi-byte data type float64",
         ),
         (
@@ -423,8 +425,8 @@ fn messages_read_as_documented() {
         ),
         (
             Error::RegionShapeMismatch {
-                expected: vec![1, 1],
-                actual: vec![1, 2],
+                expected: [1, 1].into(),
+                actual: [1, 2].into(),
             },
             "array shape [1, 2] is not the region's shape [1, 1]",
         ),

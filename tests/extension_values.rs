@@ -1,21 +1,39 @@
 //! Extension data types through `decode_dyn`, `encode_dyn` and `DynArray::full`: exact
 //! bytes, the meaning of unused bits, text and records, and every error with its numbers.
 
+use std::num::NonZeroUsize;
+
 use half::f16;
-use ndarray::{arr0, arr1, array, ArrayD, ShapeBuilder};
+use ndarray::{arr0, arr1, array, ArrayD, ArrayView, CowArray, ShapeBuilder};
 use num_complex::Complex;
 use serde_json::json;
 use zarr_bytes::minifloat::{Float4E2M1FN, Float6E3M2FN, Float8E4M3FN, Float8E5M2};
 use zarr_bytes::{
-    cow_zarr_bytes, view_zarr_bytes, BytesCodec, BytesDecode, BytesEncode, DataType, DynArray,
-    Endian, Error, StructArray, TimeUnit,
+    BytesCodec, BytesDecode, BytesEncode, BytesView, DataType, DynArray, Endian, Error,
+    FixedLength, MetadataError, RawArray, ScaleFactor, StructArray, TimeUnit,
 };
 
 const LITTLE: BytesCodec = BytesCodec::new(Endian::Little);
 const BIG: BytesCodec = BytesCodec::new(Endian::Big);
 
 fn utf32(length_bytes: usize) -> DataType {
-    DataType::FixedLengthUtf32 { length_bytes }
+    DataType::fixed_length_utf32(length_bytes).unwrap()
+}
+
+fn nonzero(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap()
+}
+
+/// `fixed_length_utf32` values of `length_bytes` bytes each.
+fn strings(values: ArrayD<String>, length_bytes: usize) -> DynArray {
+    DynArray::FixedLengthUtf32(
+        FixedLength::<String>::new(values, nonzero(length_bytes / 4)).unwrap(),
+    )
+}
+
+/// Raw elements whose bytes are the last axis of `bytes`.
+fn records(bytes: ArrayD<u8>) -> RawArray {
+    RawArray::new(bytes).unwrap()
 }
 
 #[test]
@@ -91,16 +109,16 @@ fn minifloats_hold_codes_and_exact_values() {
     let back = ArrayD::<Float4E2M1FN>::from_zarr_bytes(&high, vec![3], Endian::Little).unwrap();
     assert_eq!(back.map(|x| x.to_bits()).as_slice().unwrap(), &[1, 2, 15]);
     assert!(matches!(
-        view_zarr_bytes::<Float4E2M1FN, _>(&high, 3, Endian::Little),
+        ArrayView::<Float4E2M1FN, _>::view_zarr_bytes(&high, 3, Endian::Little),
         Err(Error::NeedsConversion {
             data_type: DataType::Float4E2M1FN,
             ..
         })
     ));
-    let cow = cow_zarr_bytes::<Float4E2M1FN, _>(&high, 3, Endian::Little).unwrap();
+    let cow = CowArray::<Float4E2M1FN, _>::view_zarr_bytes(&high, 3, Endian::Little).unwrap();
     assert_eq!(cow.map(|x| x.to_bits()).as_slice().unwrap(), &[1, 2, 15]);
     // 8-bit codes are every byte: they view.
-    let v = view_zarr_bytes::<Float8E4M3FN, _>(&high, 3, Endian::Big).unwrap();
+    let v = ArrayView::<Float8E4M3FN, _>::view_zarr_bytes(&high, 3, Endian::Big).unwrap();
     assert_eq!(v[0].to_bits(), 0xf1);
     // DynArray round trip of the codes.
     let d = LITTLE
@@ -122,7 +140,7 @@ fn complex_halves_swap_each_part() {
     assert_eq!(back, d);
     assert!(matches!(
         BytesCodec::default().validate(&DataType::ComplexBFloat16),
-        Err(Error::EndianRequired { .. })
+        Err(Error::Metadata(MetadataError::EndianRequired { .. }))
     ));
 }
 
@@ -130,7 +148,7 @@ fn complex_halves_swap_each_part() {
 fn datetimes_are_i64_with_their_unit() {
     let t = DataType::DateTime64 {
         unit: TimeUnit::Seconds,
-        scale_factor: 10,
+        scale_factor: ScaleFactor::new(10).unwrap(),
     };
     let bytes: Vec<u8> = [i64::MIN, -1, 86_400]
         .iter()
@@ -142,7 +160,7 @@ fn datetimes_are_i64_with_their_unit() {
         DynArray::DateTime64 {
             values: arr1(&[i64::MIN, -1, 86_400]).into_dyn(),
             unit: TimeUnit::Seconds,
-            scale_factor: 10
+            scale_factor: ScaleFactor::new(10).unwrap()
         }
     );
     assert_eq!(d.data_type(), t);
@@ -155,10 +173,7 @@ fn datetimes_are_i64_with_their_unit() {
 fn utf32_strings_pad_with_nul_and_check_every_unit() {
     let t = utf32(12);
     let values = array!["😀a".to_string(), "".into(), "a\0b".into()].into_dyn();
-    let d = DynArray::FixedLengthUtf32 {
-        values: values.clone(),
-        length_bytes: 12,
-    };
+    let d = strings(values.clone(), 12);
     let big = BIG.encode_dyn(&d).unwrap();
     assert_eq!(
         big,
@@ -183,13 +198,12 @@ fn utf32_strings_pad_with_nul_and_check_every_unit() {
             "{e}"
         );
     }
-    // Four characters do not fit three units.
-    let e = LITTLE
-        .encode_dyn(&DynArray::FixedLengthUtf32 {
-            values: array!["abc".to_string(), "abcd".into()].into_dyn(),
-            length_bytes: 12,
-        })
-        .unwrap_err();
+    // Four characters do not fit three units: such strings cannot be made.
+    let e = FixedLength::<String>::new(
+        array!["abc".to_string(), "abcd".into()].into_dyn(),
+        nonzero(3),
+    )
+    .unwrap_err();
     assert!(
         matches!(&e, Error::TooLong { data_type, index: 1, len: 4, max: 3 } if *data_type == t),
         "{e}"
@@ -205,25 +219,18 @@ fn utf32_strings_pad_with_nul_and_check_every_unit() {
 
 #[test]
 fn null_terminated_bytes_keep_inner_nuls_and_never_swap() {
-    let t = DataType::NullTerminatedBytes { length_bytes: 4 };
+    let t = DataType::null_terminated_bytes(4).unwrap();
     let bytes = [b'a', 0, b'b', 0, 0, 0, 0, 0, 0xff, 0xfe, 0xfd, 0xfc];
     let d = BIG.decode_dyn(&bytes, &t, &[3]).unwrap();
     let values = arr1(&[b"a\0b".to_vec(), vec![], vec![0xff, 0xfe, 0xfd, 0xfc]]).into_dyn();
     assert_eq!(
         d,
-        DynArray::NullTerminatedBytes {
-            values,
-            length_bytes: 4
-        }
+        DynArray::NullTerminatedBytes(FixedLength::<Vec<u8>>::new(values, nonzero(4)).unwrap())
     );
     assert_eq!(LITTLE.encode_dyn(&d).unwrap(), bytes);
     assert!(BytesCodec::default().validate(&t).is_ok());
-    let e = LITTLE
-        .encode_dyn(&DynArray::NullTerminatedBytes {
-            values: arr0(b"hello".to_vec()).into_dyn(),
-            length_bytes: 4,
-        })
-        .unwrap_err();
+    let e =
+        FixedLength::<Vec<u8>>::new(arr0(b"hello".to_vec()).into_dyn(), nonzero(4)).unwrap_err();
     assert!(
         matches!(
             e,
@@ -237,11 +244,14 @@ fn null_terminated_bytes_keep_inner_nuls_and_never_swap() {
         "{e}"
     );
     // raw_bytes: all bytes, a trailing axis.
-    let raw = DataType::RawBytes { length_bytes: 2 };
+    let raw = DataType::raw_bytes(2).unwrap();
     let d = BytesCodec::default()
         .decode_dyn(&[1, 0, 0, 0], &raw, &[2])
         .unwrap();
-    assert_eq!(d, DynArray::RawBytes(array![[1u8, 0], [0, 0]].into_dyn()));
+    assert_eq!(
+        d,
+        DynArray::RawBytes(records(array![[1u8, 0], [0, 0]].into_dyn()))
+    );
     assert_eq!(d.shape(), &[2]);
     assert_eq!(d.data_type(), raw);
 }
@@ -266,10 +276,7 @@ fn sample_struct() -> StructArray {
         ("inner".into(), DynArray::Struct(inner)),
         (
             "name".into(),
-            DynArray::FixedLengthUtf32 {
-                values: arr1(&["é".to_string(), "".into()]).into_dyn(),
-                length_bytes: 4,
-            },
+            strings(arr1(&["é".to_string(), "".into()]).into_dyn(), 4),
         ),
     ])
     .unwrap()
@@ -341,11 +348,14 @@ fn structs_pack_fields_by_their_own_rules() {
 
 #[test]
 fn struct_arrays_refuse_what_no_struct_is() {
-    assert!(matches!(StructArray::new(vec![]), Err(Error::EmptyStruct)));
+    assert!(matches!(
+        StructArray::new(vec![]),
+        Err(Error::Metadata(MetadataError::EmptyStruct))
+    ));
     let a = || DynArray::from(arr1(&[1u8, 2]).into_dyn());
     assert!(matches!(
         StructArray::new(vec![("x".into(), a()), ("x".into(), a())]),
-        Err(Error::DuplicateField { name }) if name == "x"
+        Err(Error::Metadata(MetadataError::DuplicateField { name })) if &*name == "x"
     ));
     let e = StructArray::new(vec![
         ("x".into(), a()),
@@ -354,7 +364,7 @@ fn struct_arrays_refuse_what_no_struct_is() {
     .unwrap_err();
     assert!(
         matches!(&e, Error::FieldShapeMismatch { name, expected, actual }
-            if name == "y" && expected == &[2] && actual == &[3]),
+            if &**name == "y" && **expected == [2] && **actual == [3]),
         "{e}"
     );
     // Nesting past the limit.
@@ -369,7 +379,10 @@ fn struct_arrays_refuse_what_no_struct_is() {
             }
         }
     }
-    assert!(matches!(result, Err(Error::NestingTooDeep { .. })));
+    assert!(matches!(
+        result,
+        Err(Error::Metadata(MetadataError::NestingTooDeep { .. }))
+    ));
 }
 
 #[test]
@@ -415,22 +428,22 @@ fn full_reads_every_fill_value_form() {
     assert_eq!(a[0].to_f32(), -6.0);
     let nat = DataType::TimeDelta64 {
         unit: TimeUnit::Days,
-        scale_factor: 1,
+        scale_factor: ScaleFactor::ONE,
     };
     assert!(matches!(full(&nat, json!("NaT")).unwrap(),
         DynArray::TimeDelta64 { values, .. } if values[[1]] == i64::MIN));
     assert!(matches!(full(&utf32(8), json!("hé")).unwrap(),
-        DynArray::FixedLengthUtf32 { values, .. } if values[[0]] == "hé"));
-    let bytes = DataType::NullTerminatedBytes { length_bytes: 3 };
+        DynArray::FixedLengthUtf32(s) if s.values()[[0]] == "hé"));
+    let bytes = DataType::null_terminated_bytes(3).unwrap();
     assert!(matches!(full(&bytes, json!("YQAA")).unwrap(),
-        DynArray::NullTerminatedBytes { values, .. } if values[[0]] == b"a"));
+        DynArray::NullTerminatedBytes(s) if s.values()[[0]] == b"a"));
     assert_eq!(
-        full(&DataType::RawBits(16), json!([1, 2])).unwrap(),
-        DynArray::RawBits(array![[1u8, 2], [1, 2]].into_dyn())
+        full(&DataType::raw_bits(16).unwrap(), json!([1, 2])).unwrap(),
+        DynArray::RawBits(records(array![[1u8, 2], [1, 2]].into_dyn()))
     );
     assert_eq!(
-        full(&DataType::RawBytes { length_bytes: 2 }, json!("AQI=")).unwrap(),
-        DynArray::RawBytes(array![[1u8, 2], [1, 2]].into_dyn())
+        full(&DataType::raw_bytes(2).unwrap(), json!("AQI=")).unwrap(),
+        DynArray::RawBytes(records(array![[1u8, 2], [1, 2]].into_dyn()))
     );
     // A struct: an object per field, or one little-endian record in base64.
     let t: DataType =
@@ -462,16 +475,13 @@ fn fill_values_of_the_wrong_form_are_named_errors() {
         (DataType::Float4E2M1FN, json!("0x10")),
         (utf32(8), json!("abc")),
         (utf32(8), json!(1)),
-        (
-            DataType::NullTerminatedBytes { length_bytes: 1 },
-            json!("YWI="),
-        ),
-        (DataType::RawBits(16), json!([1, 2, 3])),
-        (DataType::RawBytes { length_bytes: 2 }, json!("not base64!")),
+        (DataType::null_terminated_bytes(1).unwrap(), json!("YWI=")),
+        (DataType::raw_bits(16).unwrap(), json!([1, 2, 3])),
+        (DataType::raw_bytes(2).unwrap(), json!("not base64!")),
         (
             DataType::DateTime64 {
                 unit: TimeUnit::Seconds,
-                scale_factor: 1,
+                scale_factor: ScaleFactor::ONE,
             },
             json!("2020-01-01"),
         ),
@@ -479,8 +489,8 @@ fn fill_values_of_the_wrong_form_are_named_errors() {
     for (t, value) in cases {
         let e = DynArray::full(&t, &[3], &value).unwrap_err();
         assert!(
-            matches!(&e, Error::InvalidFillValue { data_type, value: v, .. }
-                if *data_type == t && v.as_str() == value.to_string().as_str()),
+            matches!(&e, Error::Metadata(MetadataError::InvalidFillValue { data_type, value: v, .. })
+                if *data_type == t && &**v == value.to_string().as_str()),
             "{t} {value}: {e}"
         );
     }
@@ -496,16 +506,19 @@ fn fill_values_of_the_wrong_form_are_named_errors() {
         json!("AAAA"),
     ] {
         let e = DynArray::full(&t, &[1], &value).unwrap_err();
-        assert!(matches!(e, Error::InvalidFillValue { .. }), "{value}: {e}");
+        assert!(
+            matches!(e, Error::Metadata(MetadataError::InvalidFillValue { .. })),
+            "{value}: {e}"
+        );
     }
-    // The shape and the type are checked first.
+    // The shape is checked first; a type of partial bytes cannot be made.
     assert!(matches!(
         DynArray::full(&DataType::Int64, &[usize::MAX, 2], &json!(0)),
         Err(Error::ShapeOverflow { .. })
     ));
     assert!(matches!(
-        DynArray::full(&DataType::RawBits(12), &[1], &json!([0])),
-        Err(Error::InvalidRawBits { .. })
+        DataType::raw_bits(12),
+        Err(Error::Metadata(MetadataError::InvalidRawBits { .. }))
     ));
 }
 
@@ -517,13 +530,7 @@ fn permuted_axes_encode_as_the_transposed_arrays() {
     let record = |a: &ArrayD<u16>, text: &ArrayD<String>| {
         let fields = vec![
             ("n".into(), DynArray::from(a.clone())),
-            (
-                "s".into(),
-                DynArray::FixedLengthUtf32 {
-                    values: text.clone(),
-                    length_bytes: 12,
-                },
-            ),
+            ("s".into(), strings(text.clone(), 12)),
         ];
         DynArray::Struct(StructArray::new(fields).unwrap())
     };
@@ -531,10 +538,7 @@ fn permuted_axes_encode_as_the_transposed_arrays() {
         vec![
             DynArray::from(a.clone()),
             DynArray::from(raw.clone()),
-            DynArray::FixedLengthUtf32 {
-                values: text.clone(),
-                length_bytes: 12,
-            },
+            strings(text.clone(), 12),
             record(a, text),
         ]
     };
@@ -561,7 +565,7 @@ fn permuted_axes_encode_as_the_transposed_arrays() {
         for order in [&[0, 0][..], &[0], &[0, 2], &[0, 1, 2]] {
             let e = d.clone().permuted_axes(order).unwrap_err();
             assert!(
-                matches!(&e, Error::InvalidAxisOrder { order: o, ndim: 2 } if o == order),
+                matches!(&e, Error::InvalidAxisOrder { order: o, ndim: 2 } if **o == *order),
                 "{e}"
             );
         }

@@ -83,13 +83,13 @@ fn column(d: &DynArray) -> Value {
         DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
             each(values, |x| json!(x))
         }
-        DynArray::FixedLengthUtf32 { values, .. } => {
-            Value::Array(values.iter().map(|s| json!(s)).collect())
+        DynArray::FixedLengthUtf32(s) => {
+            Value::Array(s.values().iter().map(|s| json!(s)).collect())
         }
-        DynArray::NullTerminatedBytes { values, .. } => {
-            Value::Array(values.iter().map(|b| base64(b)).collect())
+        DynArray::NullTerminatedBytes(s) => {
+            Value::Array(s.values().iter().map(|b| base64(b)).collect())
         }
-        DynArray::RawBits(a) | DynArray::RawBytes(a) => bytes_of(a),
+        DynArray::RawBits(a) | DynArray::RawBytes(a) => bytes_of(a.bytes()),
         DynArray::Struct(s) => Value::Object(
             s.fields()
                 .map(|(name, field)| (name.to_string(), column(field)))
@@ -102,8 +102,8 @@ fn column(d: &DynArray) -> Value {
 /// One element in the manifest's representation, as a column of one.
 fn as_column(element: &Value, data_type: &DataType) -> Value {
     match (data_type, element) {
-        (DataType::Struct(fields), Value::Object(map)) => Value::Object(
-            fields
+        (DataType::Struct(t), Value::Object(map)) => Value::Object(
+            t.fields()
                 .iter()
                 .map(|f| (f.name.clone(), as_column(&map[&f.name], &f.data_type)))
                 .collect(),

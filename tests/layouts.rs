@@ -58,10 +58,10 @@ fn check_type<A: Bits>() {
 
                 assert_eq!(view.to_zarr_bytes(endian), expected, "encode {ctx}");
                 let mut out = vec![0u8; expected.len()];
-                view.encode_zarr_bytes_into(endian, &mut out).unwrap();
+                view.encode_zarr_bytes_into(&mut out, endian).unwrap();
                 assert_eq!(out, expected, "encode_into {ctx}");
                 let mut written = Vec::new();
-                view.write_zarr_bytes(endian, &mut written).unwrap();
+                view.write_zarr_bytes(&mut written, endian).unwrap();
                 assert_eq!(written, expected, "write {ctx}");
 
                 // Decode into the same layout, starting from other values.
@@ -197,7 +197,7 @@ fn broadcast_views_repeat_their_elements() {
     let many = scalar.broadcast((2, 2, 100)).unwrap();
     assert_eq!(many.to_zarr_bytes(Endian::Big), vec![0xff; 400]);
     let mut written = Vec::new();
-    cols.write_zarr_bytes(Endian::Little, &mut written).unwrap();
+    cols.write_zarr_bytes(&mut written, Endian::Little).unwrap();
     assert_eq!(written, cols.to_zarr_bytes(Endian::Little));
 }
 
@@ -216,12 +216,12 @@ fn write_crosses_buffer_windows() {
     let a = standard::<u64>(&[3, 1100, 7]);
     let t = a.view().permuted_axes(vec![2, 0, 1]);
     let mut written = Vec::new();
-    t.write_zarr_bytes(Endian::Big, &mut written).unwrap();
+    t.write_zarr_bytes(&mut written, Endian::Big).unwrap();
     assert_eq!(written, reference_bytes(t, Endian::Big));
     let long = standard::<f64>(&[20_000]);
     let rev = long.slice(ndarray::s![..;-1]);
     let mut written = Vec::new();
-    rev.write_zarr_bytes(Endian::Little, &mut written).unwrap();
+    rev.write_zarr_bytes(&mut written, Endian::Little).unwrap();
     assert_eq!(written, reference_bytes(rev, Endian::Little));
 }
 
@@ -247,16 +247,19 @@ impl std::io::Write for Chunks {
 /// the length of each write.
 fn chunks<A: Bits>(view: ndarray::ArrayViewD<'_, A>, endian: Endian) -> Vec<usize> {
     let mut w = Chunks::default();
-    view.write_zarr_bytes(endian, &mut w).unwrap();
+    view.write_zarr_bytes(&mut w, endian).unwrap();
     let shape = view.shape().to_vec();
     let ctx = format!("{} {shape:?} {endian:?}", std::any::type_name::<A>());
     assert_eq!(w.bytes, reference_bytes(view, endian), "{ctx}");
     w.lengths
 }
 
+/// The buffers `write_zarr_bytes` documents: 256 KiB, and 4 MiB for tiled layouts.
+const WRITE_BUFFER_SIZE: usize = 256 * 1024;
+const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
+
 #[test]
 fn write_windows_hold_whole_tiles() {
-    use zarr_bytes::{TILED_WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE};
     // Fortran order: windows of 448 stream rows, two tiles of 1-byte elements deep, past
     // 256 KiB; the last window is what is left.
     let a = standard::<u8>(&[1000, 4100]);
@@ -330,7 +333,7 @@ fn write_windows_of_single_interleaved_planes() {
         let a = standard::<A>(&[rows, cols, planes]);
         let view = a.view().permuted_axes(vec![2, 0, 1]);
         let plane = rows * cols * A::SIZE;
-        let fit = zarr_bytes::TILED_WRITE_BUFFER_SIZE / plane;
+        let fit = TILED_WRITE_BUFFER_SIZE / plane;
         assert_eq!(
             fit,
             planes - 1,

@@ -7,10 +7,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use ndarray::{Array1, Array2, ArrayD, ShapeBuilder};
-use zarr_bytes::{
-    BytesCodec, BytesDecode, BytesEncode, DataType, Endian, Error, TILED_WRITE_BUFFER_SIZE,
-    WRITE_BUFFER_SIZE,
-};
+use zarr_bytes::{BytesCodec, BytesDecode, BytesEncode, DataType, Endian, Error};
+
+/// The buffers `write_zarr_bytes` documents: at most 256 KiB, or 4 MiB for layouts
+/// converted in tiles.
+const WRITE_BUFFER_SIZE: usize = 256 * 1024;
+const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
 
 struct Counting;
 
@@ -119,7 +121,7 @@ fn bad_lengths_and_shapes_allocate_nothing() {
     let (r, count, _, _) = measure(|| {
         codec.decode_dyn(
             &bytes,
-            &DataType::RawBits(64),
+            &DataType::raw_bits(64).unwrap(),
             &[usize::MAX / 4, 2, 1, 1, 1],
         )
     });
@@ -127,9 +129,9 @@ fn bad_lengths_and_shapes_allocate_nothing() {
     assert_eq!(count, 0);
     // Strings and bytes are checked before any is built.
     for t in [
-        DataType::FixedLengthUtf32 { length_bytes: 8 },
-        DataType::NullTerminatedBytes { length_bytes: 5 },
-        DataType::RawBytes { length_bytes: 5 },
+        DataType::fixed_length_utf32(8).unwrap(),
+        DataType::null_terminated_bytes(5).unwrap(),
+        DataType::raw_bytes(5).unwrap(),
     ] {
         let (r, count, _, _) = measure(|| codec.decode_dyn(&bytes, &t, &[4]));
         assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{t}");
@@ -156,7 +158,7 @@ fn encode_and_decode_allocate_only_their_output() {
         assert_eq!((count, largest), (1, n * 8), "from_zarr_bytes {endian}");
         assert_eq!(decoded, a);
         let mut out = vec![0u8; n * 8];
-        let (_, count, _, _) = measure(|| a.encode_zarr_bytes_into(endian, &mut out).unwrap());
+        let (_, count, _, _) = measure(|| a.encode_zarr_bytes_into(&mut out, endian).unwrap());
         assert_eq!(count, 0, "encode_zarr_bytes_into {endian}");
     }
     // Two and more axes, standard layout: still the output alone.
@@ -178,7 +180,7 @@ fn writing_64_mib_needs_only_the_write_buffer() {
         f
     };
     // Native order and standard layout: straight from memory, nothing allocated.
-    let (r, count, _, _) = measure(|| a.write_zarr_bytes(Endian::NATIVE, std::io::sink()));
+    let (r, count, _, _) = measure(|| a.write_zarr_bytes(std::io::sink(), Endian::NATIVE));
     r.unwrap();
     assert_eq!(count, 0);
     // Converting: the write buffer, plus a 36 KiB scratch for a transposed f64 layout,
@@ -187,10 +189,10 @@ fn writing_64_mib_needs_only_the_write_buffer() {
     let tiled = 128 * 2048 * 8;
     assert!(tiled <= TILED_WRITE_BUFFER_SIZE);
     for endian in [Endian::Little, Endian::Big] {
-        let (r, _, _, peak) = measure(|| a.write_zarr_bytes(endian, std::io::sink()));
+        let (r, _, _, peak) = measure(|| a.write_zarr_bytes(std::io::sink(), endian));
         r.unwrap();
         assert!(peak <= WRITE_BUFFER_SIZE, "standard {endian}: peak {peak}");
-        let (r, _, _, peak) = measure(|| f.write_zarr_bytes(endian, std::io::sink()));
+        let (r, _, _, peak) = measure(|| f.write_zarr_bytes(std::io::sink(), endian));
         r.unwrap();
         assert!(peak <= tiled + (36 << 10), "fortran {endian}: peak {peak}");
     }
@@ -201,20 +203,20 @@ fn writing_64_mib_needs_only_the_write_buffer() {
     let w = Array2::<f32>::from_shape_fn((1024, 512).f(), |(i, j)| (i ^ j) as f32);
     let b = Array2::<bool>::from_shape_fn((2048, 1024).f(), |(i, j)| (i ^ j) % 3 == 0);
     for endian in [Endian::Little, Endian::Big] {
-        let (r, _, _, peak) = measure(|| h.write_zarr_bytes(endian, std::io::sink()));
+        let (r, _, _, peak) = measure(|| h.write_zarr_bytes(std::io::sink(), endian));
         r.unwrap();
         assert!(
             peak <= 256 * 1024 * 2 + (72 << 10),
             "u16 fortran {endian}: peak {peak}"
         );
-        let (r, _, _, peak) = measure(|| w.write_zarr_bytes(endian, std::io::sink()));
+        let (r, _, _, peak) = measure(|| w.write_zarr_bytes(std::io::sink(), endian));
         r.unwrap();
         assert!(
             peak <= 128 * 512 * 4 + (72 << 10),
             "f32 fortran {endian}: peak {peak}"
         );
     }
-    let (r, _, _, peak) = measure(|| b.write_zarr_bytes(Endian::Little, std::io::sink()));
+    let (r, _, _, peak) = measure(|| b.write_zarr_bytes(std::io::sink(), Endian::Little));
     r.unwrap();
     assert!(peak <= 448 * 1024 + (72 << 10), "bool fortran: peak {peak}");
 }

@@ -9,12 +9,12 @@ use std::ops::Range;
 
 use common::{bits_of, reference_bytes, Bits, LAYOUTS};
 use half::{bf16, f16};
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayView, CowArray, IxDyn};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
-    cow_zarr_bytes, decode_region, encode_region_into, minifloat, region_byte_ranges,
-    view_zarr_bytes, BytesDecode, BytesDecodeInto, BytesEncode, Endian,
+    decode_region, encode_region_into, minifloat, region_byte_ranges, BytesDecode, BytesDecodeInto,
+    BytesEncode, BytesView, Endian,
 };
 
 /// A reader that gives one byte per call.
@@ -88,7 +88,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
     );
     // Writers and readers agree with the in-memory calls, one byte at a time too.
     let mut written = Vec::new();
-    view.write_zarr_bytes(endian, &mut written).unwrap();
+    view.write_zarr_bytes(&mut written, endian).unwrap();
     assert_eq!(written, bytes);
     let read = ArrayD::<A>::read_zarr_bytes(&bytes[..], shape, endian).unwrap();
     assert_eq!(bits_of(read.view()), bits_of(a.view()));
@@ -108,10 +108,10 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
         .collect();
     assert_eq!(view.to_zarr_bytes(other), reversed);
     // Views and copies on write agree with decoding.
-    if let Ok(v) = view_zarr_bytes::<A, _>(&bytes, IxDyn(shape), endian) {
+    if let Ok(v) = ArrayView::<A, _>::view_zarr_bytes(&bytes, IxDyn(shape), endian) {
         assert_eq!(bits_of(v), bits_of(decoded.view()));
     }
-    let cow = cow_zarr_bytes::<A, _>(&bytes, IxDyn(shape), endian).unwrap();
+    let cow = CowArray::<A, _>::view_zarr_bytes(&bytes, IxDyn(shape), endian).unwrap();
     assert_eq!(bits_of(cow.view()), bits_of(decoded.view()));
 
     // A region: its decode is the slice, its ranges hold it, writing it is assigning it.
@@ -122,7 +122,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
         bits_of(part.view()),
         bits_of(decoded.slice(slice.as_slice()))
     );
-    let joined: Vec<u8> = region_byte_ranges(shape, &region, A::SIZE)
+    let joined: Vec<u8> = region_byte_ranges::<A>(shape, &region)
         .unwrap()
         .into_iter()
         .flat_map(|r| bytes[r].to_vec())
@@ -219,7 +219,7 @@ fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
     let bytes = view.to_zarr_bytes(endian);
     assert!(bytes == reference_bytes(a.view(), endian), "encode {ctx}");
     let mut written = Vec::new();
-    view.write_zarr_bytes(endian, &mut written).unwrap();
+    view.write_zarr_bytes(&mut written, endian).unwrap();
     assert!(written == bytes, "write {ctx}");
     let mut target = layout.storage(shape, fill);
     layout
@@ -233,7 +233,7 @@ fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
     let shift = (seed % 64) as usize;
     let mut buffer = vec![0x55; shift + bytes.len()];
     let stream = &mut buffer[shift..];
-    view.encode_zarr_bytes_into(endian, stream).unwrap();
+    view.encode_zarr_bytes_into(stream, endian).unwrap();
     assert!(
         stream == bytes,
         "encode_into {shift} bytes into a line, {ctx}"
@@ -301,7 +301,9 @@ fn struct_of(
     blobs: Vec<Vec<u8>>,
     parts: Vec<(f32, f32)>,
 ) -> zarr_bytes::DynArray {
-    use zarr_bytes::{DynArray, StructArray};
+    use std::num::NonZeroUsize;
+    use zarr_bytes::{DynArray, FixedLength, StructArray};
+    let length = |n| NonZeroUsize::new(n).unwrap();
     fn column<T>(v: Vec<T>) -> ArrayD<T> {
         let n = v.len();
         ArrayD::from_shape_vec(IxDyn(&[n]), v).unwrap()
@@ -316,17 +318,15 @@ fn struct_of(
             ("i".into(), DynArray::Int4(column(ints))),
             (
                 "t".into(),
-                DynArray::FixedLengthUtf32 {
-                    values: column(texts),
-                    length_bytes: 12,
-                },
+                DynArray::FixedLengthUtf32(
+                    FixedLength::<String>::new(column(texts), length(3)).unwrap(),
+                ),
             ),
             (
                 "b".into(),
-                DynArray::NullTerminatedBytes {
-                    values: column(blobs),
-                    length_bytes: 3,
-                },
+                DynArray::NullTerminatedBytes(
+                    FixedLength::<Vec<u8>>::new(column(blobs), length(3)).unwrap(),
+                ),
             ),
             ("inner".into(), DynArray::Struct(inner)),
         ])

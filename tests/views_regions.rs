@@ -6,11 +6,13 @@ use std::ops::Range;
 
 use common::{reference_bytes, standard, Bits};
 use half::bf16;
-use ndarray::{Array2, ArrayD, Dimension, IxDyn};
+use ndarray::{
+    array, Array2, ArrayD, ArrayView, ArrayViewMut1, ArrayViewMut2, CowArray, Dimension, IxDyn,
+};
 use num_complex::Complex;
 use zarr_bytes::{
-    cow_zarr_bytes, decode_region, encode_region_into, region_byte_ranges, view_zarr_bytes,
-    BytesDecode, BytesEncode, DataType, Endian, Error,
+    decode_region, encode_region_into, minifloat::Float4E2M1FN, region_byte_ranges, BytesCodec,
+    BytesDecode, BytesEncode, BytesView, BytesViewMut, DataType, DynArray, Endian, Error,
 };
 
 const OTHER: Endian = match Endian::NATIVE {
@@ -36,24 +38,24 @@ fn check_views<A: Bits>(shape: &[usize]) {
     let off = &bytemuck::cast_slice::<u64, u8>(&shifted)[1..=native.len()];
     let expected = ArrayD::<A>::from_zarr_bytes(at, shape, Endian::NATIVE).unwrap();
 
-    let view = view_zarr_bytes::<A, _>(at, IxDyn(shape), Endian::NATIVE).unwrap();
+    let view = ArrayView::<A, _>::view_zarr_bytes(at, IxDyn(shape), Endian::NATIVE).unwrap();
     assert_eq!(view.as_ptr() as *const u8, at.as_ptr(), "the view borrows");
     assert_eq!(
         common::bits_of(view.view()),
         common::bits_of(expected.view())
     );
-    let cow = cow_zarr_bytes::<A, _>(at, IxDyn(shape), Endian::NATIVE).unwrap();
+    let cow = CowArray::<A, _>::view_zarr_bytes(at, IxDyn(shape), Endian::NATIVE).unwrap();
     assert!(cow.is_view());
 
     if std::mem::align_of::<A>() > 1 && !native.is_empty() {
-        let e = view_zarr_bytes::<A, _>(off, IxDyn(shape), Endian::NATIVE).unwrap_err();
+        let e = ArrayView::<A, _>::view_zarr_bytes(off, IxDyn(shape), Endian::NATIVE).unwrap_err();
         let align = std::mem::align_of::<A>();
         assert!(
             matches!(e, Error::Misaligned { offset: 1, align: a } if a == align),
             "{e:?}"
         );
         assert!(e.to_string().contains("misaligned by 1 bytes"), "{e}");
-        let cow = cow_zarr_bytes::<A, _>(off, IxDyn(shape), Endian::NATIVE).unwrap();
+        let cow = CowArray::<A, _>::view_zarr_bytes(off, IxDyn(shape), Endian::NATIVE).unwrap();
         assert!(cow.is_owned());
         assert_eq!(
             common::bits_of(cow.view()),
@@ -63,10 +65,10 @@ fn check_views<A: Bits>(shape: &[usize]) {
 
     let swapped = a.to_zarr_bytes(OTHER);
     let decoded = ArrayD::<A>::from_zarr_bytes(&swapped, shape, OTHER).unwrap();
-    let cow = cow_zarr_bytes::<A, _>(&swapped, IxDyn(shape), OTHER).unwrap();
+    let cow = CowArray::<A, _>::view_zarr_bytes(&swapped, IxDyn(shape), OTHER).unwrap();
     assert_eq!(common::bits_of(cow.view()), common::bits_of(decoded.view()));
     if A::DATA_TYPE.endian_applies() {
-        let e = view_zarr_bytes::<A, _>(&swapped, IxDyn(shape), OTHER).unwrap_err();
+        let e = ArrayView::<A, _>::view_zarr_bytes(&swapped, IxDyn(shape), OTHER).unwrap_err();
         assert!(
             matches!(e, Error::NeedsConversion { endian, data_type } if endian == OTHER && data_type == A::DATA_TYPE)
         );
@@ -91,7 +93,7 @@ fn views_borrow_and_agree_with_decoding() {
 
 #[test]
 fn view_errors() {
-    let e = view_zarr_bytes::<bool, _>(&[1, 0, 5], 3, Endian::Big).unwrap_err();
+    let e = ArrayView::<bool, _>::view_zarr_bytes(&[1, 0, 5], 3, Endian::Big).unwrap_err();
     assert!(matches!(
         e,
         Error::InvalidBool {
@@ -99,7 +101,7 @@ fn view_errors() {
             value: 5
         }
     ));
-    let e = cow_zarr_bytes::<bool, _>(&[1, 0, 5], 3, Endian::Big).unwrap_err();
+    let e = CowArray::<bool, _>::view_zarr_bytes(&[1, 0, 5], 3, Endian::Big).unwrap_err();
     assert!(matches!(
         e,
         Error::InvalidBool {
@@ -107,7 +109,7 @@ fn view_errors() {
             value: 5
         }
     ));
-    let e = view_zarr_bytes::<u16, _>(&[0; 5], 3, Endian::NATIVE).unwrap_err();
+    let e = ArrayView::<u16, _>::view_zarr_bytes(&[0; 5], 3, Endian::NATIVE).unwrap_err();
     assert!(matches!(
         e,
         Error::LengthMismatch {
@@ -115,7 +117,7 @@ fn view_errors() {
             actual: 5
         }
     ));
-    let e = cow_zarr_bytes::<u16, _>(&[0; 5], 3, Endian::NATIVE).unwrap_err();
+    let e = CowArray::<u16, _>::view_zarr_bytes(&[0; 5], 3, Endian::NATIVE).unwrap_err();
     assert!(matches!(
         e,
         Error::LengthMismatch {
@@ -123,9 +125,9 @@ fn view_errors() {
             actual: 5
         }
     ));
-    let e = view_zarr_bytes::<u64, _>(&[], (usize::MAX, 2), Endian::NATIVE).unwrap_err();
+    let e = ArrayView::<u64, _>::view_zarr_bytes(&[], (usize::MAX, 2), Endian::NATIVE).unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { element_size: 8 }));
-    let e = view_zarr_bytes::<f32, _>(&[0; 4], 1, OTHER).unwrap_err();
+    let e = ArrayView::<f32, _>::view_zarr_bytes(&[0; 4], 1, OTHER).unwrap_err();
     assert!(matches!(
         e,
         Error::NeedsConversion {
@@ -134,6 +136,89 @@ fn view_errors() {
         }
     ));
     assert!(e.to_string().contains("float32"), "{e}");
+}
+
+/// A mutable view is the chunk: what is written through it is the chunk's encoding, and it
+/// is refused where a view is (another byte order, misaligned bytes, a `bool` byte 2, bits
+/// to clear).
+#[test]
+fn mutable_views_edit_the_chunk_in_place() {
+    let a = array![[1.5f32, -2.0, 3.25], [0.0, f32::NAN, -0.0]];
+    // f32 memory holds the bytes, so they are aligned for f32.
+    let mut memory = vec![0f32; 6];
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut memory);
+    a.encode_zarr_bytes_into(bytes, Endian::NATIVE).unwrap();
+    let mut view =
+        ArrayViewMut2::<f32>::view_zarr_bytes_mut(bytes, (2, 3), Endian::NATIVE).unwrap();
+    assert_eq!(view.shape(), &[2, 3]);
+    assert_eq!(view[[1, 0]], 0.0);
+    view[[0, 1]] = 7.5;
+    view.row_mut(1).fill(-1.0);
+    let mut edited = a.clone();
+    edited[[0, 1]] = 7.5;
+    edited.row_mut(1).fill(-1.0);
+    assert_eq!(bytes, &edited.to_zarr_bytes(Endian::NATIVE)[..]);
+
+    // bool: checked first; a valid chunk edits in place.
+    let mut flags = vec![1u8, 0, 2, 1];
+    let e = ArrayViewMut1::<bool>::view_zarr_bytes_mut(&mut flags, 4, Endian::Little).unwrap_err();
+    assert_eq!(
+        e,
+        Error::InvalidBool {
+            offset: 2,
+            value: 2
+        }
+    );
+    assert_eq!(flags, [1, 0, 2, 1], "a refused view writes nothing");
+    flags[2] = 0;
+    let mut v = ArrayViewMut1::<bool>::view_zarr_bytes_mut(&mut flags, 4, Endian::Big).unwrap();
+    v[1] = true;
+    v[3] = false;
+    assert_eq!(flags, [1, 1, 0, 0]);
+
+    // The other byte order, misaligned bytes, a wrong length, bits to clear.
+    let e = ArrayViewMut1::<u16>::view_zarr_bytes_mut(&mut [0; 4], 2, OTHER).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::NeedsConversion {
+            data_type: DataType::UInt16,
+            endian: OTHER
+        }
+    ));
+    let mut wide = vec![0u64; 3];
+    let wide: &mut [u8] = bytemuck::cast_slice_mut(&mut wide);
+    let e =
+        ArrayViewMut1::<u64>::view_zarr_bytes_mut(&mut wide[1..17], 2, Endian::NATIVE).unwrap_err();
+    assert_eq!(
+        e,
+        Error::Misaligned {
+            offset: 1,
+            align: 8
+        }
+    );
+    let e =
+        ArrayViewMut1::<u64>::view_zarr_bytes_mut(&mut wide[..16], 3, Endian::NATIVE).unwrap_err();
+    assert_eq!(
+        e,
+        Error::LengthMismatch {
+            expected: 24,
+            actual: 16
+        }
+    );
+    let e = ArrayViewMut1::<Float4E2M1FN>::view_zarr_bytes_mut(&mut [1, 2], 2, Endian::Big)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::NeedsConversion {
+            data_type: DataType::Float4E2M1FN,
+            ..
+        }
+    ));
+    // Bytes that need no swap view in either byte order.
+    let mut raw = [1u8, 2, 3, 4, 5, 6];
+    let mut r = ArrayViewMut1::<[u8; 3]>::view_zarr_bytes_mut(&mut raw, 2, OTHER).unwrap();
+    r[1] = [9, 9, 9];
+    assert_eq!(raw, [1, 2, 3, 9, 9, 9]);
 }
 
 /// Every region of `shape` whose ranges step through the axis in a few ways.
@@ -181,7 +266,7 @@ fn check_regions<A: Bits>(shape: &[usize], endian: Endian) -> usize {
             "{shape:?} {region:?}"
         );
         // The concatenated ranges are the region's bytes, and ranges are as few as can be.
-        let ranges = region_byte_ranges(shape, &region, A::SIZE).unwrap();
+        let ranges = region_byte_ranges::<A>(shape, &region).unwrap();
         let joined: Vec<u8> = ranges
             .iter()
             .flat_map(|r| bytes[r.clone()].to_vec())
@@ -237,23 +322,23 @@ fn regions_decode_encode_and_range() {
 #[allow(clippy::single_range_in_vec_init)] // one range is the point
 fn whole_trailing_axes_are_one_range() {
     assert_eq!(
-        region_byte_ranges(&[4, 5, 6], &[1..3, 0..5, 0..6], 8).unwrap(),
+        region_byte_ranges::<u64>(&[4, 5, 6], &[1..3, 0..5, 0..6]).unwrap(),
         [240..720]
     );
     assert_eq!(
-        region_byte_ranges(&[4, 5, 6], &[0..4, 0..5, 0..6], 2).unwrap(),
+        region_byte_ranges::<u16>(&[4, 5, 6], &[0..4, 0..5, 0..6]).unwrap(),
         [0..240]
     );
     assert_eq!(
-        region_byte_ranges(&[4, 5, 6], &[2..3, 1..2, 0..6], 1).unwrap(),
+        region_byte_ranges::<u8>(&[4, 5, 6], &[2..3, 1..2, 0..6]).unwrap(),
         [66..72]
     );
     assert_eq!(
-        region_byte_ranges(&[4, 5, 6], &[1..3, 1..2, 0..6], 1).unwrap(),
+        region_byte_ranges::<u8>(&[4, 5, 6], &[1..3, 1..2, 0..6]).unwrap(),
         [36..42, 66..72]
     );
-    assert_eq!(region_byte_ranges(&[], &[], 4).unwrap(), [0..4]);
-    assert!(region_byte_ranges(&[4, 5], &[1..1, 0..5], 4)
+    assert_eq!(region_byte_ranges::<u32>(&[], &[]).unwrap(), [0..4]);
+    assert!(region_byte_ranges::<u32>(&[4, 5], &[1..1, 0..5])
         .unwrap()
         .is_empty());
 }
@@ -261,7 +346,7 @@ fn whole_trailing_axes_are_one_range() {
 #[test]
 #[allow(clippy::single_range_in_vec_init)] // a one-axis region for a two-axis chunk
 fn region_errors() {
-    let e = region_byte_ranges(&[4, 5], &[0..1], 1).unwrap_err();
+    let e = region_byte_ranges::<u8>(&[4, 5], &[0..1]).unwrap_err();
     assert!(matches!(
         e,
         Error::RankMismatch {
@@ -269,7 +354,7 @@ fn region_errors() {
             actual: 1
         }
     ));
-    let e = region_byte_ranges(&[4, 5], &[0..1, 2..6], 1).unwrap_err();
+    let e = region_byte_ranges::<u8>(&[4, 5], &[0..1, 2..6]).unwrap_err();
     assert!(matches!(
         e,
         Error::RegionOutOfBounds {
@@ -279,7 +364,7 @@ fn region_errors() {
         }
     ));
     #[allow(clippy::reversed_empty_ranges)]
-    let e = region_byte_ranges(&[4, 5], &[3..1, 0..5], 1).unwrap_err();
+    let e = region_byte_ranges::<u8>(&[4, 5], &[3..1, 0..5]).unwrap_err();
     assert!(matches!(
         e,
         Error::ReversedRange {
@@ -293,12 +378,12 @@ fn region_errors() {
         "{e}"
     );
     // Found by fuzzing: a chunk of 2^40 rows asks for 2^40 ranges, 16 TiB of them.
-    let e = region_byte_ranges(&[1 << 40, 10], &[2..1 << 40, 9..10], 3).unwrap_err();
+    let e = region_byte_ranges::<[u8; 3]>(&[1 << 40, 10], &[2..1 << 40, 9..10]).unwrap_err();
     assert!(
         matches!(e, Error::TooManyRanges { count } if count == (1 << 40) - 2),
         "{e:?}"
     );
-    let e = region_byte_ranges(&[usize::MAX, 3], &[0..1, 0..1], 1).unwrap_err();
+    let e = region_byte_ranges::<u8>(&[usize::MAX, 3], &[0..1, 0..1]).unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { .. }));
     let e = decode_region::<u16>(&[0; 7], &[2, 2], &[0..1, 0..1], Endian::Big).unwrap_err();
     assert!(matches!(
@@ -322,7 +407,7 @@ fn region_errors() {
     let a = Array2::<u16>::zeros((1, 2));
     let e = encode_region_into(&mut chunk, &[2, 2], &[0..1, 0..1], &a, Endian::Big).unwrap_err();
     assert!(
-        matches!(&e, Error::RegionShapeMismatch { expected, actual } if expected == &[1, 1] && actual == &[1, 2])
+        matches!(&e, Error::RegionShapeMismatch { expected, actual } if **expected == [1, 1] && **actual == [1, 2])
     );
     let e =
         encode_region_into(&mut chunk[..7], &[2, 2], &[0..1, 0..2], &a, Endian::Big).unwrap_err();
@@ -334,4 +419,144 @@ fn region_errors() {
         }
     ));
     assert_eq!(chunk, [9; 8], "nothing written on error");
+}
+
+/// Bytes of `data_type` and `shape` that decode: random bytes, with each byte or code unit
+/// that decoding refuses cleared.
+fn valid_chunk(data_type: &DataType, shape: &[usize], endian: Endian, seed: u64) -> Vec<u8> {
+    let codec = BytesCodec::new(endian);
+    let len = shape.iter().product::<usize>() * data_type.size();
+    let mut state = seed;
+    let mut bytes: Vec<u8> = (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 56) as u8
+        })
+        .collect();
+    loop {
+        match codec.decode_dyn(&bytes, data_type, shape) {
+            Ok(_) => return bytes,
+            Err(Error::InvalidBool { offset, .. }) => bytes[offset] &= 1,
+            Err(Error::InvalidCodeUnit { offset, .. }) => bytes[offset..offset + 4].fill(0),
+            Err(e) => panic!("{data_type}: {e}"),
+        }
+    }
+}
+
+/// Every data type of the table and each configured kind, in both byte orders: a region
+/// decoded from the whole chunk's bytes is the whole chunk decoded, then sliced; the
+/// planner's ranges, fetched, decode to it too; and an invalid byte in the region is
+/// reported at its offset in the chunk.
+#[test]
+fn decode_region_dyn_is_decode_dyn_then_slice_for_every_data_type() {
+    let configured = [
+        "r24",
+        r#"{"name":"numpy.datetime64","configuration":{"unit":"ms","scale_factor":1}}"#,
+        r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":8}}"#,
+        r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":3}}"#,
+        r#"{"name":"raw_bytes","configuration":{"length_bytes":5}}"#,
+        r#"{"name":"struct","configuration":{"fields":[{"name":"a","data_type":"bool"},{"name":"b","data_type":"int16"},{"name":"c","data_type":{"name":"fixed_length_utf32","configuration":{"length_bytes":4}}}]}}"#,
+    ];
+    let types: Vec<DataType> = DataType::FIXED
+        .iter()
+        .cloned()
+        .chain(configured.iter().map(|t| t.parse().unwrap()))
+        .collect();
+    let shape = [4, 5, 3];
+    let regions: [&[Range<usize>]; 4] = [
+        &[1..3, 2..5, 0..3],
+        &[0..4, 0..5, 1..2],
+        &[2..3, 0..5, 0..3],
+        &[0..0, 1..2, 0..3],
+    ];
+    for (k, data_type) in types.iter().enumerate() {
+        let size = data_type.size();
+        for endian in [Endian::Little, Endian::Big] {
+            let codec = BytesCodec::new(endian);
+            let chunk = valid_chunk(data_type, &shape, endian, k as u64 + 1);
+            let whole = codec.decode_dyn(&chunk, data_type, &shape).unwrap();
+            // The whole chunk as records of little-endian bytes, to slice whatever the type.
+            let little = BytesCodec::new(Endian::Little);
+            let records =
+                ArrayD::from_shape_vec(IxDyn(&[4, 5, 3, size]), little.encode_dyn(&whole).unwrap())
+                    .unwrap();
+            for region in regions {
+                let ctx = format!("{data_type} {endian} {region:?}");
+                let got = codec
+                    .decode_region_dyn(&chunk, data_type, &shape, region)
+                    .unwrap();
+                let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+                let mut slice = common::slice_of(region);
+                slice.push(ndarray::SliceInfoElem::from(..));
+                let sliced = records
+                    .slice(slice.as_slice())
+                    .as_standard_layout()
+                    .into_owned();
+                let want = little
+                    .decode_dyn(sliced.as_slice().unwrap(), data_type, &region_shape)
+                    .unwrap();
+                // Compared bit for bit (NaN payloads too) through their little-endian bytes.
+                let bits = |d: &DynArray| little.encode_dyn(d).unwrap();
+                assert_eq!(got.shape(), &region_shape[..], "{ctx}");
+                assert_eq!(got.data_type(), *data_type, "{ctx}");
+                assert_eq!(bits(&got), bits(&want), "{ctx}");
+                let ranges = codec
+                    .region_byte_ranges_dyn(data_type, &shape, region)
+                    .unwrap();
+                let fetched: Vec<u8> = ranges
+                    .iter()
+                    .flat_map(|r| chunk[r.clone()].to_vec())
+                    .collect();
+                let from_ranges = codec
+                    .decode_dyn(&fetched, data_type, &region_shape)
+                    .unwrap();
+                assert_eq!(bits(&from_ranges), bits(&want), "{ctx}");
+            }
+        }
+    }
+    // Offsets in errors are the chunk's, for a bool byte and a UTF-32 unit in the region.
+    let codec = BytesCodec::new(Endian::Little);
+    let mut flags = vec![0u8; 60];
+    flags[2 * 15 + 3 * 3 + 1] = 9;
+    let e = codec
+        .decode_region_dyn(&flags, &DataType::Bool, &shape, &[1..3, 2..5, 0..3])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::InvalidBool {
+            offset: 40,
+            value: 9
+        }
+    );
+    let t: DataType = configured[2].parse().unwrap();
+    let mut text = vec![0u8; 60 * 8];
+    text[(2 * 15 + 3 * 3 + 1) * 8 + 4..][..4].copy_from_slice(&0xd800u32.to_le_bytes());
+    let e = codec
+        .decode_region_dyn(&text, &t, &shape, &[1..3, 2..5, 0..3])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::InvalidCodeUnit {
+            offset: 324,
+            value: 0xd800
+        }
+    );
+    // A region outside the chunk, and a chunk of the wrong length.
+    assert!(matches!(
+        codec.decode_region_dyn(&flags, &DataType::Bool, &shape, &[0..5, 0..5, 0..3]),
+        Err(Error::RegionOutOfBounds {
+            axis: 0,
+            end: 5,
+            len: 4
+        })
+    ));
+    assert!(matches!(
+        codec.decode_region_dyn(&flags[1..], &DataType::Bool, &shape, &[0..1, 0..1, 0..1]),
+        Err(Error::LengthMismatch {
+            expected: 60,
+            actual: 59
+        })
+    ));
 }

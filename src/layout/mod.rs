@@ -22,8 +22,6 @@
 //! - [`kernels`]: what differs by target and element size: the rectangle kernels, chosen
 //!   by element size and tile height in one place, and the bulk byte swap.
 
-use crate::Error;
-
 mod gather;
 pub(crate) mod kernels;
 mod plan;
@@ -38,23 +36,3 @@ pub(crate) use plan::{
 
 /// Bytes of a cache line.
 const LINE_BYTES: usize = 64;
-
-/// The element count of `shape`, checked as ndarray checks it, and its byte count.
-///
-/// Both the product of the non-zero axis lengths and the byte count must fit in `isize`.
-pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize, Error> {
-    let nonzero = shape
-        .iter()
-        .filter(|&&len| len != 0)
-        .try_fold(1usize, |acc, &len| acc.checked_mul(len));
-    match nonzero {
-        Some(n)
-            if n <= isize::MAX as usize
-                && n.checked_mul(element_size)
-                    .is_some_and(|b| b <= isize::MAX as usize) =>
-        {
-            Ok(if shape.contains(&0) { 0 } else { n })
-        }
-        _ => Err(Error::ShapeOverflow { element_size }),
-    }
-}

@@ -6,9 +6,10 @@
 
 use std::ops::Range;
 
+use ndarray::{ArrayView, CowArray};
 use zarr_bytes::{
-    cow_zarr_bytes, decode_region, region_byte_ranges, view_zarr_bytes, BytesCodec, BytesDecode,
-    DataType, DynArray, Endian,
+    decode_region, region_byte_ranges, BytesCodec, BytesDecode, BytesView, DataType, DynArray,
+    Endian,
 };
 
 /// Reads numbers off the front of the input; runs dry into zeros.
@@ -257,18 +258,48 @@ pub fn region(data: &[u8]) -> bool {
             a..b
         })
         .collect();
-    let element_size = input.byte() as usize % 9;
+    let types = [
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::raw_bits(24).expect("whole bytes"),
+        DataType::Float64,
+        DataType::Complex128,
+    ];
+    let data_type = &types[input.byte() as usize % types.len()];
     let endian = input.endian();
+    let codec = BytesCodec::new(endian);
     let bytes = &input.payload(&shape, 2)[..];
     let mut decoded = false;
-    if let Ok(ranges) = region_byte_ranges(&shape, &region, element_size) {
+    if let Ok(ranges) = codec.region_byte_ranges_dyn(data_type, &shape, &region) {
+        // Non-empty ranges in increasing order inside the chunk, as many bytes as the
+        // region's elements.
+        let elements: usize = region.iter().map(|r| r.len()).product();
+        let total: usize = ranges.iter().map(|r| r.len()).sum();
+        assert_eq!(total, elements * data_type.size());
+        for (r, next) in ranges.iter().zip(ranges.iter().skip(1)) {
+            assert!(r.start < r.end && r.end < next.start);
+        }
+        let size = data_type.size() * shape.iter().product::<usize>();
+        assert!(ranges.last().map_or(true, |r| r.end <= size));
+        if let Ok(part) = codec.decode_region_dyn(bytes, data_type, &shape, &region) {
+            let joined: Vec<u8> = ranges
+                .iter()
+                .flat_map(|r| bytes[r.clone()].to_vec())
+                .collect();
+            let again = codec
+                .decode_dyn(&joined, data_type, part.shape())
+                .expect("decode");
+            assert_eq!(again, part);
+        }
+    }
+    if let Ok(ranges) = region_byte_ranges::<u8>(&shape, &region) {
         for r in &ranges {
             assert!(r.start < r.end);
         }
         if let Ok(part) = decode_region::<u16>(bytes, &shape, &region, endian) {
             decoded = true;
             // The ranges of 2-byte elements hold what decode_region read.
-            let ranges = region_byte_ranges(&shape, &region, 2).expect("same region");
+            let ranges = region_byte_ranges::<u16>(&shape, &region).expect("same region");
             let joined: Vec<u8> = ranges
                 .iter()
                 .flat_map(|r| bytes[r.clone()].to_vec())
@@ -280,11 +311,11 @@ pub fn region(data: &[u8]) -> bool {
         let _ = decode_region::<bool>(bytes, &shape, &region, endian);
     }
     // Views never copy and agree with the copying decoder.
-    if let Ok(view) = view_zarr_bytes::<u16, _>(bytes, ndarray::IxDyn(&shape), endian) {
+    if let Ok(view) = ArrayView::<u16, _>::view_zarr_bytes(bytes, ndarray::IxDyn(&shape), endian) {
         let decoded =
             ndarray::ArrayD::<u16>::from_zarr_bytes(bytes, &shape[..], endian).expect("decode");
         assert_eq!(view, decoded);
     }
-    let _ = cow_zarr_bytes::<bool, _>(bytes, ndarray::IxDyn(&shape), endian);
+    let _ = CowArray::<bool, _>::view_zarr_bytes(bytes, ndarray::IxDyn(&shape), endian);
     decoded
 }
