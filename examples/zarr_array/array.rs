@@ -1,6 +1,7 @@
 //! A whole array: every chunk decoded through the codec chain and pasted in place, and
 //! written back chunk by chunk through a chain of another byte order.
 
+use crate::chain::Stats;
 use crate::grid;
 use crate::metadata::Metadata;
 use crate::store::Store;
@@ -13,6 +14,7 @@ pub struct Assembled {
     pub records: Records,
     pub read: usize,
     pub missing: usize,
+    pub stats: Stats,
 }
 
 /// Decode every chunk and paste it in place; missing chunks hold the fill value. An error
@@ -20,6 +22,7 @@ pub struct Assembled {
 pub fn read(meta: &Metadata, store: &Store) -> Result<Assembled, String> {
     let mut records = grid::filled(&meta.fill, &meta.shape)?;
     let (mut read, mut missing) = (0, 0);
+    let mut stats = Stats::default();
     for index in grid::indices(&meta.grid()) {
         let key = meta.chunk_key(&index);
         let Some(bytes) = store.read(&key)? else {
@@ -28,7 +31,7 @@ pub fn read(meta: &Metadata, store: &Store) -> Result<Assembled, String> {
         };
         let chunk = meta
             .chain
-            .decode(bytes, &meta.chunk_shape)
+            .decode(bytes, &meta.chunk_shape, &mut stats)
             .and_then(|chunk| values::to_records(&chunk))
             .map_err(|e| format!("{}: {e}", store.path(&key).display()))?;
         let region = grid::region(&index, &meta.chunk_shape, &meta.shape);
@@ -41,6 +44,7 @@ pub fn read(meta: &Metadata, store: &Store) -> Result<Assembled, String> {
         records,
         read,
         missing,
+        stats,
     })
 }
 

@@ -1,5 +1,5 @@
-//! Codec chains: array-to-array `transpose` codecs, the array-to-bytes `bytes` codec,
-//! then bytes-to-bytes `zstd`, `gzip` and `crc32c` codecs. Encoding
+//! Codec chains: array-to-array `transpose` codecs, one array-to-bytes codec (`bytes` or
+//! `sharding_indexed`), then bytes-to-bytes `zstd`, `gzip` and `crc32c` codecs. Encoding
 //! runs the chain forwards, decoding backwards.
 
 use std::fmt;
@@ -7,15 +7,25 @@ use std::io::{Read, Write};
 
 use serde_json::{Map, Value};
 
+use crate::sharding::Sharding;
 use crate::values::{self, BytesCodec, DataType, DynArray, Endian};
 
-/// What a codec chain is parsed for: the data type it encodes and the array's rank.
+/// What a codec chain is parsed for: the data type it encodes, the fill value's record
+/// (for a shard's empty inner chunks) and the array's rank.
 pub struct Scope<'a> {
     pub data_type: &'a DataType,
     /// zarr-python's legacy `structured` data type: a bytes codec without endian means
     /// little-endian.
     pub legacy_struct: bool,
+    pub fill: &'a [u8],
     pub ndim: usize,
+}
+
+/// Counts of a sharded array's inner chunks, over all the shards read.
+#[derive(Default)]
+pub struct Stats {
+    pub inner_read: usize,
+    pub inner_empty: usize,
 }
 
 #[derive(Clone)]
@@ -40,6 +50,7 @@ enum Serializer {
         data_type: DataType,
         json: Value,
     },
+    Sharding(Box<Sharding>),
 }
 
 #[derive(Clone)]
@@ -55,7 +66,7 @@ enum Kind {
     Crc32c,
 }
 
-const KNOWN: &str = "transpose, bytes, zstd, gzip and crc32c";
+const KNOWN: &str = "transpose, bytes, sharding_indexed, zstd, gzip and crc32c";
 
 /// The `configuration` object of a codec entry, with no keys but `allowed`.
 pub fn configuration(
@@ -97,7 +108,7 @@ impl Chain {
                     transposes.push(Transpose::parse(entry, scope.ndim)?)
                 }
                 "transpose" => return Err(misplaced("the array-to-array")),
-                "bytes" | "endian" if serializer.is_some() => {
+                "bytes" | "endian" | "sharding_indexed" if serializer.is_some() => {
                     return Err(format!(
                         "a second array-to-bytes codec {name:?}: a chain has exactly one"
                     ))
@@ -112,6 +123,11 @@ impl Chain {
                         json: entry.clone(),
                     });
                 }
+                "sharding_indexed" => {
+                    let sharding =
+                        Sharding::parse(entry, scope).map_err(|e| format!("{name}: {e}"))?;
+                    serializer = Some(Serializer::Sharding(Box::new(sharding)));
+                }
                 "zstd" | "gzip" | "crc32c" if serializer.is_some() => {
                     compressors.push(Compressor::parse(entry, name)?)
                 }
@@ -123,7 +139,7 @@ impl Chain {
                 }
             }
         }
-        let serializer = serializer.ok_or("no array-to-bytes codec (bytes)")?;
+        let serializer = serializer.ok_or("no array-to-bytes codec (bytes or sharding_indexed)")?;
         Ok(Chain {
             transposes,
             serializer,
@@ -135,13 +151,15 @@ impl Chain {
     pub fn to_json(&self) -> Value {
         let serializer = match &self.serializer {
             Serializer::Bytes { json, .. } => json.clone(),
+            Serializer::Sharding(s) => s.to_json(),
         };
         let transposes = self.transposes.iter().map(|t| t.json.clone());
         let compressors = self.compressors.iter().map(|c| c.json.clone());
         Value::Array(transposes.chain([serializer]).chain(compressors).collect())
     }
 
-    /// The same chain with its `bytes` codec in byte order `endian` where one applies.
+    /// The same chain with the array's `bytes` codecs (inner chunks' too, not a shard
+    /// index's) in byte order `endian` where one applies.
     pub fn with_endian(&self, endian: Endian) -> Chain {
         let serializer = match &self.serializer {
             Serializer::Bytes {
@@ -156,6 +174,7 @@ impl Chain {
                     json,
                 }
             }
+            Serializer::Sharding(s) => Serializer::Sharding(Box::new(s.with_endian(endian))),
         };
         Chain {
             serializer,
@@ -170,8 +189,37 @@ impl Chain {
         })
     }
 
+    /// The most bytes an array of `shape` can encode to, saturating: a bound that keeps a
+    /// corrupt compressed stream from inflating without end.
+    pub fn max_encoded_len(&self, shape: &[usize]) -> usize {
+        let encoded = self.encoded_shape(shape);
+        let len = self.serializer.max_encoded_len(&encoded);
+        self.compressors
+            .iter()
+            .fold(len, |len, c| c.kind.max_encoded_len(len))
+    }
+
+    /// The length every array of `shape` encodes to, if the chain has no compression.
+    pub fn fixed_encoded_len(&self, shape: &[usize]) -> Option<usize> {
+        let len = match &self.serializer {
+            Serializer::Bytes { .. } => self.serializer.max_encoded_len(shape),
+            Serializer::Sharding(_) => return None,
+        };
+        self.compressors
+            .iter()
+            .try_fold(len, |len, c| match c.kind {
+                Kind::Crc32c => len.checked_add(4),
+                Kind::Zstd { .. } | Kind::Gzip { .. } => None,
+            })
+    }
+
     /// Decode the encoded bytes of an array of `shape`.
-    pub fn decode(&self, bytes: Vec<u8>, shape: &[usize]) -> Result<DynArray, String> {
+    pub fn decode(
+        &self,
+        bytes: Vec<u8>,
+        shape: &[usize],
+        stats: &mut Stats,
+    ) -> Result<DynArray, String> {
         let encoded = self.encoded_shape(shape);
         // What each bytes-to-bytes codec may decode to at most.
         let mut limits = vec![self.serializer.max_encoded_len(&encoded)];
@@ -183,7 +231,7 @@ impl Chain {
         for (c, limit) in self.compressors.iter().zip(limits).rev() {
             bytes = c.decode(&bytes, limit)?;
         }
-        let mut array = self.serializer.decode(&bytes, &encoded)?;
+        let mut array = self.serializer.decode(&bytes, &encoded, stats)?;
         for t in self.transposes.iter().rev() {
             array = values::permute(array, &t.inverse)?;
         }
@@ -213,6 +261,7 @@ impl fmt::Display for Chain {
             .collect();
         parts.push(match &self.serializer {
             Serializer::Bytes { codec, .. } => format!("bytes {}", values::endian_name(codec)),
+            Serializer::Sharding(s) => s.to_string(),
         });
         parts.extend(self.compressors.iter().map(|c| match c.kind {
             Kind::Zstd { level, checksum } => {
@@ -268,20 +317,23 @@ impl Serializer {
                 .iter()
                 .try_fold(values::element_size(data_type), |n, &s| n.checked_mul(s))
                 .unwrap_or(usize::MAX),
+            Serializer::Sharding(s) => s.max_encoded_len(shape),
         }
     }
 
-    fn decode(&self, bytes: &[u8], shape: &[usize]) -> Result<DynArray, String> {
+    fn decode(&self, bytes: &[u8], shape: &[usize], stats: &mut Stats) -> Result<DynArray, String> {
         match self {
             Serializer::Bytes {
                 codec, data_type, ..
             } => values::decode(codec, bytes, data_type, shape).map_err(|e| format!("bytes: {e}")),
+            Serializer::Sharding(s) => s.decode(bytes, shape, stats),
         }
     }
 
     fn encode(&self, array: &DynArray) -> Result<Vec<u8>, String> {
         match self {
             Serializer::Bytes { codec, .. } => values::encode(codec, array),
+            Serializer::Sharding(s) => s.encode(array),
         }
     }
 }

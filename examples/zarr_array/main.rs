@@ -14,15 +14,18 @@
 //! - a regular chunk grid, the `default` or `v2` chunk key encoding with either separator;
 //!   edge chunks are stored at full chunk size and cut to the array, and a missing chunk
 //!   reads as the fill value;
-//! - the codec chains zarr-python and tensorstore write without sharding: any number of
-//!   `transpose` codecs, then `bytes`, then any of `zstd`, `gzip` and `crc32c`
-//!   (zarr-python's default chain is `[bytes, zstd]`).
+//! - the codec chains zarr-python and tensorstore write: any number of `transpose` codecs,
+//!   then `bytes` or `sharding_indexed`, then any of `zstd`, `gzip` and `crc32c`
+//!   (zarr-python's default chain is `[bytes, zstd]`);
+//! - `sharding_indexed` with its index at the end or the start, inner chains of the same
+//!   kinds (sharding too), the index checked by its own codecs (normally `crc32c`); an
+//!   empty inner chunk or a missing shard reads as the fill value.
 //!
 //! A codec it does not know is an error naming it; a corrupt chunk or shard is an error
 //! naming its file. `--write` keeps the source's codec entries and configurations (zstd
-//! level and checksum, gzip level, transpose order), with the `bytes` codec's byte order
-//! set to `--endian` where one applies; chunks that hold only the fill value are not
-//! written.
+//! level and checksum, gzip level, transpose order, sharding layout), with the `bytes`
+//! codec's byte order set to `--endian` where one applies; chunks and inner chunks that
+//! hold only the fill value are not written.
 //!
 //! Chunks move between modules as little-endian records of the element's bytes (see
 //! `values.rs`, the only module that calls `zarr_bytes`), so cutting and pasting them does
@@ -32,6 +35,7 @@ mod array;
 mod chain;
 mod grid;
 mod metadata;
+mod sharding;
 mod store;
 mod values;
 
@@ -75,6 +79,14 @@ fn report(meta: &Metadata, dir: &Path, a: &Assembled) -> Result<(), String> {
         a.missing,
         meta.fill_value()
     );
+    if a.stats.inner_read + a.stats.inner_empty > 0 {
+        say!(
+            "inner      {} inner chunks in the shards read: {} read, {} empty",
+            a.stats.inner_read + a.stats.inner_empty,
+            a.stats.inner_read,
+            a.stats.inner_empty
+        );
+    }
     if let Some(reals) = values::reals(&a.array) {
         let numbers: Vec<f64> = reals.iter().copied().filter(|v| !v.is_nan()).collect();
         let min = numbers.iter().copied().fold(f64::INFINITY, f64::min);

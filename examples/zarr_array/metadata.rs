@@ -103,6 +103,7 @@ impl Metadata {
         let scope = Scope {
             data_type: &data_type,
             legacy_struct: json["data_type"]["name"] == "structured",
+            fill: &fill,
             ndim: shape.len(),
         };
         let chain = Chain::parse(field("codecs")?, &scope).map_err(|e| at("codecs", e))?;

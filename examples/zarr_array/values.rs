@@ -19,6 +19,11 @@ pub fn parse_data_type(json: &Value) -> Result<DataType, String> {
     serde_json::from_value(json.clone()).map_err(|e| e.to_string())
 }
 
+/// The data type of a shard index: pairs of (offset, length).
+pub fn index_data_type() -> DataType {
+    DataType::UInt64
+}
+
 /// Bytes per element.
 pub fn element_size(data_type: &DataType) -> usize {
     data_type.size()
@@ -122,6 +127,16 @@ pub fn from_records(records: ArrayViewD<'_, u8>, data_type: &DataType) -> Result
     BytesCodec::new(Endian::Little)
         .decode_dyn(bytes, data_type, shape)
         .map_err(|e| e.to_string())
+}
+
+/// A decoded shard index as its numbers.
+pub fn index_values(index: DynArray) -> Result<ArrayD<u64>, String> {
+    ArrayD::<u64>::try_from(index).map_err(|e| e.to_string())
+}
+
+/// A shard index to encode.
+pub fn index_array(index: ArrayD<u64>) -> DynArray {
+    DynArray::from(index)
 }
 
 /// The values as real numbers, for the types that are real numbers.
