@@ -58,7 +58,12 @@ macro_rules! say {
 const USAGE: &str = "usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]]";
 
 /// The arrays in `examples/data`, read when no array is named.
-const BUNDLED: [&str; 2] = ["temperature.zarr", "counts_dot.zarr"];
+const BUNDLED: [&str; 4] = [
+    "temperature.zarr",
+    "counts_dot.zarr",
+    "default_zstd.zarr",
+    "sharded.zarr",
+];
 
 /// FNV-1a, 64 bits: a checksum any language can recompute.
 fn fnv1a64(bytes: &[u8]) -> u64 {
