@@ -8,9 +8,18 @@
   counts_dot.zarr   int16 [5, 6], chunks [2, 4], "." chunk keys,
                     bytes codec (big endian), fill value -1,
                     value(i, j) = 1021 (6 i + j) - 12345.
+  default_zstd.zarr uint16 [12, 10], chunks [5, 4], zarr-python's defaults:
+                    codecs [bytes (little endian), zstd (level 0)], fill value 0,
+                    value(i, j) = 257 (10 i + j) + 3.
+  sharded.zarr      int32 [10, 12], shards [4, 6] of inner chunks [2, 3],
+                    inner codecs [transpose [1, 0], bytes (little), crc32c],
+                    index [bytes (little), crc32c] at the end, fill value -1,
+                    value(i, j) = 100 i + j, except the fill value in shard c/1/1
+                    (not written: a missing shard) and in inner chunk (0, 0) of
+                    shard c/0/1 (an empty index entry).
 
 The zarr.json files are exactly as zarr-python wrote them.  After writing,
-both arrays are read back with zarr-python and tensorstore and compared with
+the arrays are read back with zarr-python and tensorstore and compared with
 the expected values.  Requirements: zarr (3.x), numpy, tensorstore.  Run:
 
     python examples/data/generate.py
@@ -18,19 +27,24 @@ the expected values.  Requirements: zarr (3.x), numpy, tensorstore.  Run:
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import google_crc32c  # installed with zarr, for its crc32c codec
 import numpy as np
 import tensorstore as ts
 import zarr
-from zarr.codecs import BytesCodec
+from zarr.codecs import BytesCodec, Crc32cCodec, TransposeCodec
 
 HERE = Path(__file__).resolve().parent
 
 TEMPERATURE_FILL = -999.0
 MISSING_CHUNK = (1, 1)  # the only chunk not touching an array edge
 COUNTS_FILL = -1
+SHARDED_FILL = -1
+MISSING_SHARD = (1, 1)
+EMPTY_INNER = (0, 1), (0, 0)  # shard, inner chunk within it
 
 
 def temperature_values() -> np.ndarray:
@@ -88,6 +102,52 @@ def write_counts(path: Path) -> np.ndarray:
     return counts_values()
 
 
+def write_default_zstd(path: Path) -> np.ndarray:
+    i, j = np.indices((12, 10))
+    values = (257 * (10 * i + j) + 3).astype(np.uint16)  # both bytes vary
+    a = zarr.create_array(store=str(path), shape=(12, 10), chunks=(5, 4), dtype="uint16")
+    a[...] = values
+    codecs = [c["name"] for c in json.loads((path / "zarr.json").read_text())["codecs"]]
+    assert codecs == ["bytes", "zstd"], codecs
+    return values
+
+
+def shard_index(path: Path, inner_chunks: int) -> np.ndarray:
+    """The (offset, length) pairs of a shard whose index is at the end, encoded with
+    [bytes (little), crc32c]; the checksum is checked."""
+    data = path.read_bytes()
+    n = 16 * inner_chunks
+    index, crc = data[-n - 4 : -4], data[-4:]
+    assert google_crc32c.value(index).to_bytes(4, "little") == crc, path
+    return np.frombuffer(index, "<u8").reshape(-1, 2)
+
+
+def write_sharded(path: Path) -> np.ndarray:
+    i, j = np.indices((10, 12))
+    values = (100 * i + j).astype(np.int32)
+    values[4:8, 6:12] = SHARDED_FILL  # shard MISSING_SHARD
+    values[0:2, 6:9] = SHARDED_FILL  # inner chunk (0, 0) of shard (0, 1)
+    a = zarr.create_array(
+        store=str(path),
+        shape=(10, 12),
+        shards=(4, 6),
+        chunks=(2, 3),
+        dtype="int32",
+        fill_value=SHARDED_FILL,
+        filters=[TransposeCodec(order=(1, 0))],
+        serializer=BytesCodec(endian="little"),
+        compressors=[Crc32cCodec()],
+        zarr_format=3,
+    )
+    a[...] = values
+    shard = path / "c" / str(MISSING_SHARD[0]) / str(MISSING_SHARD[1])
+    assert not shard.exists(), "zarr-python writes no shard of fill values"
+    (si, sj), inner = EMPTY_INNER
+    index = shard_index(path / "c" / str(si) / str(sj), 4)
+    assert tuple(index[inner[0] * 2 + inner[1]]) == (2**64 - 1, 2**64 - 1), index
+    return values
+
+
 def check(path: Path, expected: np.ndarray) -> None:
     """Read back with both zarr-python and tensorstore."""
     got = zarr.open_array(str(path), mode="r")[...]
@@ -108,7 +168,12 @@ def summary(name: str, expected: np.ndarray) -> None:
 
 
 def main() -> None:
-    for name, writer in [("temperature.zarr", write_temperature), ("counts_dot.zarr", write_counts)]:
+    for name, writer in [
+        ("temperature.zarr", write_temperature),
+        ("counts_dot.zarr", write_counts),
+        ("default_zstd.zarr", write_default_zstd),
+        ("sharded.zarr", write_sharded),
+    ]:
         path = HERE / name
         if path.exists():
             shutil.rmtree(path)
