@@ -50,12 +50,15 @@ impl BytesCodec {
 
     /// Check that this codec can encode `data_type`.
     ///
+    /// A legacy `structured` type needs no endian: without one it is little-endian, as the
+    /// extension registry says (zarr-python 3.1 wrote such arrays).
+    ///
     /// # Errors
     ///
     /// [`MetadataError::EndianRequired`] for a multi-byte type without an endian. An endian
     /// on a single-byte type or raw bits is accepted and has no effect.
     pub fn validate(&self, data_type: &DataType) -> Result<(), Error> {
-        if self.endian.is_none() && data_type.endian_applies() {
+        if self.endian.is_none() && data_type.endian_applies() && !data_type.little_by_default() {
             return Err(MetadataError::EndianRequired {
                 data_type: data_type.clone(),
             }
@@ -67,6 +70,15 @@ impl BytesCodec {
     /// The byte order to convert with, once validated (any will do when none applies).
     fn order(&self) -> Endian {
         self.endian.unwrap_or(Endian::NATIVE)
+    }
+
+    /// The byte order to convert `data_type` with, once validated.
+    fn order_of(&self, data_type: &DataType) -> Endian {
+        match self.endian {
+            Some(endian) => endian,
+            None if data_type.little_by_default() => Endian::Little,
+            None => Endian::NATIVE,
+        }
     }
 
     /// Encode a typed array after validating this codec for its data type.
@@ -126,7 +138,7 @@ impl BytesCodec {
         shape: &[usize],
     ) -> Result<DynArray, Error> {
         self.validate(data_type)?;
-        DynArray::decode(bytes, data_type, shape, self.order())
+        DynArray::decode(bytes, data_type, shape, self.order_of(data_type))
     }
 
     /// Encode an array whose data type is known only at run time, in any layout.
@@ -137,8 +149,42 @@ impl BytesCodec {
     /// for an array larger than `isize::MAX` bytes, and [`Error::OutOfRange`] for a
     /// sub-byte integer that does not fit its bits.
     pub fn encode_dyn(&self, array: &DynArray) -> Result<Vec<u8>, Error> {
-        self.validate(&array.data_type())?;
-        array.encode(self.order())
+        let data_type = array.data_type();
+        self.validate(&data_type)?;
+        array.encode(self.order_of(&data_type))
+    }
+
+    /// The array of `data_type` and `shape` a missing chunk reads as: [`DynArray::full`],
+    /// with a struct's `fill_value` given as base64 text of one record (the legacy
+    /// `structured` form) read in this codec's byte order, or little-endian when it has
+    /// none.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`DynArray::full`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, DataType, Endian};
+    ///
+    /// let t: DataType = serde_json::from_value(json!({"name": "structured",
+    ///     "configuration": {"fields": [["a", "int16"]]}})).unwrap();
+    /// let big = BytesCodec::new(Endian::Big).full_dyn(&t, &[1], &json!("AAE="))?;
+    /// let little = BytesCodec::default().full_dyn(&t, &[1], &json!("AQA="))?;
+    /// assert_eq!(big, little); // a = 1 in either
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn full_dyn(
+        &self,
+        data_type: &DataType,
+        shape: &[usize],
+        fill_value: &serde_json::Value,
+    ) -> Result<DynArray, Error> {
+        self.validate(data_type)?;
+        let records = self.endian.unwrap_or(Endian::Little);
+        DynArray::full_in(data_type, shape, fill_value, records)
     }
 
     /// Decode just `region` (one range per axis) of a whole chunk of a data type known only
@@ -170,7 +216,8 @@ impl BytesCodec {
         region: &[Range<usize>],
     ) -> Result<DynArray, Error> {
         self.validate(data_type)?;
-        crate::region::decode_region_dyn(bytes, data_type, chunk_shape, region, self.order())
+        let endian = self.order_of(data_type);
+        crate::region::decode_region_dyn(bytes, data_type, chunk_shape, region, endian)
     }
 
     /// The byte ranges of a chunk of `data_type` and `chunk_shape` that hold `region`, as

@@ -19,39 +19,49 @@ use crate::{Error, MetadataError};
 macro_rules! fixed_types {
     ($then:ident) => {
         $then! {
-            // variant         name                  element                           size endian fill
-            Bool              "bool"               (bool)                               1 no  boolean  "one byte, 0x00 or 0x01";
-            Int8              "int8"               (i8)                                 1 no  integer  "two's complement";
-            Int16             "int16"              (i16)                                2 yes integer  "two's complement";
-            Int32             "int32"              (i32)                                4 yes integer  "two's complement";
-            Int64             "int64"              (i64)                                8 yes integer  "two's complement";
-            UInt8             "uint8"              (u8)                                 1 no  integer  "unsigned";
-            UInt16            "uint16"             (u16)                                2 yes integer  "unsigned";
-            UInt32            "uint32"             (u32)                                4 yes integer  "unsigned";
-            UInt64            "uint64"             (u64)                                8 yes integer  "unsigned";
-            Float16           "float16"            (half::f16)                          2 yes float    "IEEE 754 binary16";
-            BFloat16          "bfloat16"           (half::bf16)                         2 yes float    "the upper half of a binary32 (extension)";
-            Float32           "float32"            (f32)                                4 yes float    "IEEE 754 binary32";
-            Float64           "float64"            (f64)                                8 yes float    "IEEE 754 binary64";
-            Complex64         "complex64"          (num_complex::Complex<f32>)          8 yes complex  "two `float32`, real then imaginary";
-            Complex128        "complex128"         (num_complex::Complex<f64>)         16 yes complex  "two `float64`, real then imaginary";
-            ComplexFloat16    "complex_float16"    (num_complex::Complex<half::f16>)    4 yes complex  "two `float16`, real then imaginary (extension)";
-            ComplexBFloat16   "complex_bfloat16"   (num_complex::Complex<half::bf16>)   4 yes complex  "two `bfloat16`, real then imaginary (extension)";
-            Int2              "int2"               (i8; 2 bits)                         1 no  integer  "the low 2 bits of a byte, two's complement (extension)";
-            Int4              "int4"               (i8; 4 bits)                         1 no  integer  "the low 4 bits of a byte, two's complement (extension)";
-            UInt2             "uint2"              (u8; 2 bits)                         1 no  integer  "the low 2 bits of a byte (extension)";
-            UInt4             "uint4"              (u8; 4 bits)                         1 no  integer  "the low 4 bits of a byte (extension)";
-            Float4E2M1FN      "float4_e2m1fn"      (crate::minifloat::Float4E2M1FN)     1 no  minifloat "the low 4 bits of a byte (extension)";
-            Float6E2M3FN      "float6_e2m3fn"      (crate::minifloat::Float6E2M3FN)     1 no  minifloat "the low 6 bits of a byte (extension)";
-            Float6E3M2FN      "float6_e3m2fn"      (crate::minifloat::Float6E3M2FN)     1 no  minifloat "the low 6 bits of a byte (extension)";
-            Float8E3M4        "float8_e3m4"        (crate::minifloat::Float8E3M4)       1 no  minifloat "one byte (extension)";
-            Float8E4M3        "float8_e4m3"        (crate::minifloat::Float8E4M3)       1 no  minifloat "one byte (extension)";
-            Float8E4M3B11FNUZ "float8_e4m3b11fnuz" (crate::minifloat::Float8E4M3B11FNUZ) 1 no minifloat "one byte (extension)";
-            Float8E4M3FN      "float8_e4m3fn"      (crate::minifloat::Float8E4M3FN)     1 no  minifloat "one byte (extension)";
-            Float8E4M3FNUZ    "float8_e4m3fnuz"    (crate::minifloat::Float8E4M3FNUZ)   1 no  minifloat "one byte (extension)";
-            Float8E5M2        "float8_e5m2"        (crate::minifloat::Float8E5M2)       1 no  minifloat "one byte (extension)";
-            Float8E5M2FNUZ    "float8_e5m2fnuz"    (crate::minifloat::Float8E5M2FNUZ)   1 no  minifloat "one byte (extension)";
-            Float8E8M0FNU     "float8_e8m0fnu"     (crate::minifloat::Float8E8M0FNU)    1 no  minifloat "one byte (extension)";
+            // variant               name                         element                                                     size endian fill
+            Bool                     "bool"                       (bool)                                                       1 no  boolean           "one byte, 0x00 or 0x01";
+            Int8                     "int8"                       (i8)                                                         1 no  integer           "two's complement";
+            Int16                    "int16"                      (i16)                                                        2 yes integer           "two's complement";
+            Int32                    "int32"                      (i32)                                                        4 yes integer           "two's complement";
+            Int64                    "int64"                      (i64)                                                        8 yes integer           "two's complement";
+            UInt8                    "uint8"                      (u8)                                                         1 no  integer           "unsigned";
+            UInt16                   "uint16"                     (u16)                                                        2 yes integer           "unsigned";
+            UInt32                   "uint32"                     (u32)                                                        4 yes integer           "unsigned";
+            UInt64                   "uint64"                     (u64)                                                        8 yes integer           "unsigned";
+            Float16                  "float16"                    (half::f16)                                                  2 yes float             "IEEE 754 binary16";
+            BFloat16                 "bfloat16"                   (half::bf16)                                                 2 yes float             "the upper half of a binary32 (extension)";
+            Float32                  "float32"                    (f32)                                                        4 yes float             "IEEE 754 binary32";
+            Float64                  "float64"                    (f64)                                                        8 yes float             "IEEE 754 binary64";
+            Complex64                "complex64"                  (num_complex::Complex<f32>)                                  8 yes complex           "two `float32`, real then imaginary";
+            Complex128               "complex128"                 (num_complex::Complex<f64>)                                 16 yes complex           "two `float64`, real then imaginary";
+            ComplexFloat16           "complex_float16"            (num_complex::Complex<half::f16>)                            4 yes complex           "two `float16`, real then imaginary (extension)";
+            ComplexBFloat16          "complex_bfloat16"           (num_complex::Complex<half::bf16>)                           4 yes complex           "two `bfloat16`, real then imaginary (extension)";
+            Int2                     "int2"                       (i8; 2 bits)                                                 1 no  integer           "the low 2 bits of a byte, two's complement (extension)";
+            Int4                     "int4"                       (i8; 4 bits)                                                 1 no  integer           "the low 4 bits of a byte, two's complement (extension)";
+            UInt2                    "uint2"                      (u8; 2 bits)                                                 1 no  integer           "the low 2 bits of a byte (extension)";
+            UInt4                    "uint4"                      (u8; 4 bits)                                                 1 no  integer           "the low 4 bits of a byte (extension)";
+            Float4E2M1FN             "float4_e2m1fn"              (crate::minifloat::Float4E2M1FN)                             1 no  minifloat         "the low 4 bits of a byte (extension)";
+            Float6E2M3FN             "float6_e2m3fn"              (crate::minifloat::Float6E2M3FN)                             1 no  minifloat         "the low 6 bits of a byte (extension)";
+            Float6E3M2FN             "float6_e3m2fn"              (crate::minifloat::Float6E3M2FN)                             1 no  minifloat         "the low 6 bits of a byte (extension)";
+            Float8E3M4               "float8_e3m4"                (crate::minifloat::Float8E3M4)                               1 no  minifloat         "one byte (extension)";
+            Float8E4M3               "float8_e4m3"                (crate::minifloat::Float8E4M3)                               1 no  minifloat         "one byte (extension)";
+            Float8E4M3B11FNUZ        "float8_e4m3b11fnuz"         (crate::minifloat::Float8E4M3B11FNUZ)                        1 no  minifloat         "one byte (extension)";
+            Float8E4M3FN             "float8_e4m3fn"              (crate::minifloat::Float8E4M3FN)                             1 no  minifloat         "one byte (extension)";
+            Float8E4M3FNUZ           "float8_e4m3fnuz"            (crate::minifloat::Float8E4M3FNUZ)                           1 no  minifloat         "one byte (extension)";
+            Float8E5M2               "float8_e5m2"                (crate::minifloat::Float8E5M2)                               1 no  minifloat         "one byte (extension)";
+            Float8E5M2FNUZ           "float8_e5m2fnuz"            (crate::minifloat::Float8E5M2FNUZ)                           1 no  minifloat         "one byte (extension)";
+            Float8E8M0FNU            "float8_e8m0fnu"             (crate::minifloat::Float8E8M0FNU)                            1 no  minifloat         "one byte (extension)";
+            ComplexFloat4E2M1FN      "complex_float4_e2m1fn"      (num_complex::Complex<crate::minifloat::Float4E2M1FN>)       2 no  complex_minifloat "two `float4_e2m1fn`, real then imaginary, in the low 4 bits of a byte each (extension)";
+            ComplexFloat6E2M3FN      "complex_float6_e2m3fn"      (num_complex::Complex<crate::minifloat::Float6E2M3FN>)       2 no  complex_minifloat "two `float6_e2m3fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
+            ComplexFloat6E3M2FN      "complex_float6_e3m2fn"      (num_complex::Complex<crate::minifloat::Float6E3M2FN>)       2 no  complex_minifloat "two `float6_e3m2fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
+            ComplexFloat8E3M4        "complex_float8_e3m4"        (num_complex::Complex<crate::minifloat::Float8E3M4>)         2 no  complex_minifloat "two `float8_e3m4`, real then imaginary (extension)";
+            ComplexFloat8E4M3        "complex_float8_e4m3"        (num_complex::Complex<crate::minifloat::Float8E4M3>)         2 no  complex_minifloat "two `float8_e4m3`, real then imaginary (extension)";
+            ComplexFloat8E4M3B11FNUZ "complex_float8_e4m3b11fnuz" (num_complex::Complex<crate::minifloat::Float8E4M3B11FNUZ>)  2 no  complex_minifloat "two `float8_e4m3b11fnuz`, real then imaginary (extension)";
+            ComplexFloat8E4M3FNUZ    "complex_float8_e4m3fnuz"    (num_complex::Complex<crate::minifloat::Float8E4M3FNUZ>)     2 no  complex_minifloat "two `float8_e4m3fnuz`, real then imaginary (extension)";
+            ComplexFloat8E5M2        "complex_float8_e5m2"        (num_complex::Complex<crate::minifloat::Float8E5M2>)         2 no  complex_minifloat "two `float8_e5m2`, real then imaginary (extension)";
+            ComplexFloat8E5M2FNUZ    "complex_float8_e5m2fnuz"    (num_complex::Complex<crate::minifloat::Float8E5M2FNUZ>)     2 no  complex_minifloat "two `float8_e5m2fnuz`, real then imaginary (extension)";
+            ComplexFloat8E8M0FNU     "complex_float8_e8m0fnu"     (num_complex::Complex<crate::minifloat::Float8E8M0FNU>)      2 no  complex_minifloat "two `float8_e8m0fnu`, real then imaginary (extension)";
         }
     };
 }
@@ -294,7 +304,11 @@ pub struct StructField {
 /// assert!(matches!(twice, Err(Error::Metadata(MetadataError::DuplicateField { .. }))));
 /// # Ok::<(), Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// A struct type read from the legacy `structured` form remembers it, so that a `bytes`
+/// codec without `endian` reads it little-endian, as the registry says; it is still equal
+/// to the `struct` of the same fields, and written as one.
+#[derive(Clone, Debug)]
 pub struct StructType {
     fields: Vec<StructField>,
     /// Bytes of a record: the fields' sizes added up.
@@ -303,6 +317,22 @@ pub struct StructType {
     depth: usize,
     /// Whether some field's bytes depend on the codec's `endian`.
     endian_applies: bool,
+    /// Whether it was read from the legacy `structured` form.
+    legacy: bool,
+}
+
+impl PartialEq for StructType {
+    fn eq(&self, other: &StructType) -> bool {
+        self.fields == other.fields
+    }
+}
+
+impl Eq for StructType {}
+
+impl std::hash::Hash for StructType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.fields.hash(state);
+    }
 }
 
 impl StructType {
@@ -343,7 +373,14 @@ impl StructType {
             size,
             depth,
             endian_applies,
+            legacy: false,
         })
+    }
+
+    /// Whether this was read from the legacy `structured` form, which a `bytes` codec
+    /// without `endian` reads little-endian.
+    pub fn is_legacy(&self) -> bool {
+        self.legacy
     }
 
     /// The fields, in order.
@@ -511,6 +548,12 @@ impl DataType {
         }
     }
 
+    /// Whether a `bytes` codec without `endian` reads this type little-endian: the legacy
+    /// `structured` form, which zarr-python wrote so.
+    pub(crate) fn little_by_default(&self) -> bool {
+        matches!(self, DataType::Struct(t) if t.legacy)
+    }
+
     /// Levels of structs: 0 for any other type.
     fn depth(&self) -> usize {
         match self {
@@ -614,7 +657,9 @@ impl DataType {
                     .iter()
                     .map(|item| struct_field(name, item, depth))
                     .collect::<Result<Vec<_>, _>>()?;
-                DataType::Struct(StructType::new(fields)?)
+                let mut t = StructType::new(fields)?;
+                t.legacy = name == "structured";
+                DataType::Struct(t)
             }
             other => {
                 if configuration.is_some_and(|c| !c.is_empty()) {

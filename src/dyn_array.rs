@@ -243,6 +243,9 @@ macro_rules! dyn_array {
             /// [`Error::ShapeOverflow`], and [`MetadataError::InvalidFillValue`] for a value
             /// of the wrong form or one the data type cannot hold.
             ///
+            /// [`BytesCodec::full_dyn`](crate::BytesCodec::full_dyn) reads such a record in the
+            /// codec's byte order instead.
+            ///
             /// # Examples
             ///
             /// ```
@@ -258,6 +261,16 @@ macro_rules! dyn_array {
             /// # Ok::<(), zarr_bytes::Error>(())
             /// ```
             pub fn full(data_type: &DataType, shape: &[usize], fill_value: &Value) -> Result<DynArray, Error> {
+                Self::full_in(data_type, shape, fill_value, Endian::Little)
+            }
+
+            /// [`full`](Self::full), with a base64 struct record in the byte order `records`.
+            pub(crate) fn full_in(
+                data_type: &DataType,
+                shape: &[usize],
+                fill_value: &Value,
+                records: Endian,
+            ) -> Result<DynArray, Error> {
                 checked_len(shape, data_type.size())?;
                 let wrong = |expected: &str| -> Error {
                     MetadataError::InvalidFillValue {
@@ -331,7 +344,8 @@ macro_rules! dyn_array {
                                     let value = values.get(&f.name).ok_or_else(|| {
                                         wrong(&format!("an object with a value for every field, {:?} too", f.name))
                                     })?;
-                                    Ok((f.name.clone(), DynArray::full(&f.data_type, shape, value)?))
+                                    let field = DynArray::full_in(&f.data_type, shape, value, records)?;
+                                    Ok((f.name.clone(), field))
                                 })
                                 .collect::<Result<Vec<_>, Error>>()?;
                             DynArray::Struct(StructArray::new(arrays)?)
@@ -344,7 +358,7 @@ macro_rules! dyn_array {
                                 .ok_or_else(|| wrong(&format!("base64 text of one {record}-byte record")))?;
                             let len = checked_len(shape, record)?;
                             let all: Vec<u8> = bytes.iter().copied().cycle().take(len * record).collect();
-                            DynArray::decode(&all, data_type, shape, Endian::Little)?
+                            DynArray::decode(&all, data_type, shape, records)?
                         }
                         _ => return Err(wrong("an object with a fill value per field, or base64 text of one record")),
                     },

@@ -7,7 +7,7 @@
 
 use std::num::NonZeroUsize;
 
-use bytemuck::{NoUninit, Pod, Zeroable};
+use bytemuck::{Pod, Zeroable};
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -20,7 +20,8 @@ use crate::{DataType, Endian};
 ///
 /// Sealed: implemented for `bool`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`,
 /// [`half::f16`], [`half::bf16`], `f32`, `f64`, `Complex<f32>`, `Complex<f64>`,
-/// `Complex<f16>`, `Complex<bf16>`, the [`minifloat`](crate::minifloat) types and `[u8; N]`
+/// `Complex<f16>`, `Complex<bf16>`, the [`minifloat`](crate::minifloat) types, their
+/// complex pairs (`Complex<Float8E4M3>` and its kin) and `[u8; N]`
 /// (the raw bits type `r{8N}`, copied byte for byte whatever the endian).
 ///
 /// # Examples
@@ -32,7 +33,7 @@ use crate::{DataType, Endian};
 /// assert_eq!(<num_complex::Complex<f32> as Element>::SIZE, 8);
 /// assert_eq!(<[u8; 3] as Element>::SIZE, 3);
 /// ```
-pub trait Element: Copy + Send + Sync + Zeroable + NoUninit + 'static + sealed::Convert {
+pub trait Element: Copy + Send + Sync + Zeroable + 'static + sealed::Convert {
     /// Bytes per encoded element.
     const SIZE: usize;
     /// The Zarr data type of this element.
@@ -57,6 +58,9 @@ pub(crate) mod sealed {
         /// [`Convert::cast`] for exclusive access: whatever is written through the elements
         /// is a valid encoding.
         fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
+        /// The elements' memory as bytes, when every byte of it is initialised: all types
+        /// but the pairs of low-bit minifloats, which are no `Pod`.
+        fn as_bytes(elements: &[Self]) -> Option<&[u8]>;
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves. Implementations are
         /// `#[inline(always)]`: a call per element costs more than the move.
@@ -191,6 +195,9 @@ macro_rules! element {
             fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
                 bytemuck::try_cast_slice_mut(bytes).ok()
             }
+            fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(elements))
+            }
             #[inline(always)]
             fn swapped(self) -> Self {
                 const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
@@ -245,11 +252,57 @@ macro_rules! low_bits {
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
             }
+            fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(elements))
+            }
             const FROM_BYTES: bool = true;
             fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
                 // Every byte is a value: its high bits are cleared.
                 kernels::scatter_bytes::<_, false>(scratch, block, memory, <$t>::from_bits);
                 true
+            }
+            #[inline(always)]
+            fn swapped(self) -> Self {
+                self
+            }
+        }
+    };
+}
+
+/// A complex number of two minifloats in the low bits of a byte each: real, then
+/// imaginary. Encoding writes their codes; decoding clears the high bits of each byte. Not
+/// `Pod`, so it moves one element at a time and is never viewed.
+macro_rules! complex_low_bits {
+    ($t:ident, $d:ident) => {
+        impl Element for Complex<minifloat::$t> {
+            const SIZE: usize = 2;
+            const DATA_TYPE: DataType = DataType::$d;
+        }
+        impl sealed::Convert for Complex<minifloat::$t> {
+            fn is_verbatim(_: Endian) -> bool {
+                true
+            }
+            fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
+                for (d, x) in dst.chunks_exact_mut(2).zip(src) {
+                    d.copy_from_slice(&[x.re.to_bits(), x.im.to_bits()]);
+                }
+            }
+            fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
+                for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
+                    *d = Complex::new(
+                        minifloat::$t::from_bits(s[0]),
+                        minifloat::$t::from_bits(s[1]),
+                    );
+                }
+            }
+            fn cast(_: &[u8]) -> Option<&[Self]> {
+                None
+            }
+            fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
+                None
+            }
+            fn as_bytes(_: &[Self]) -> Option<&[u8]> {
+                None
             }
             #[inline(always)]
             fn swapped(self) -> Self {
@@ -283,6 +336,16 @@ element!(minifloat::Float8E4M3FNUZ => u8, Float8E4M3FNUZ);
 element!(minifloat::Float8E5M2 => u8, Float8E5M2);
 element!(minifloat::Float8E5M2FNUZ => u8, Float8E5M2FNUZ);
 element!(minifloat::Float8E8M0FNU => u8, Float8E8M0FNU);
+element!(Complex<minifloat::Float8E3M4> => u8, ComplexFloat8E3M4);
+element!(Complex<minifloat::Float8E4M3> => u8, ComplexFloat8E4M3);
+element!(Complex<minifloat::Float8E4M3B11FNUZ> => u8, ComplexFloat8E4M3B11FNUZ);
+element!(Complex<minifloat::Float8E4M3FNUZ> => u8, ComplexFloat8E4M3FNUZ);
+element!(Complex<minifloat::Float8E5M2> => u8, ComplexFloat8E5M2);
+element!(Complex<minifloat::Float8E5M2FNUZ> => u8, ComplexFloat8E5M2FNUZ);
+element!(Complex<minifloat::Float8E8M0FNU> => u8, ComplexFloat8E8M0FNU);
+complex_low_bits!(Float4E2M1FN, ComplexFloat4E2M1FN);
+complex_low_bits!(Float6E2M3FN, ComplexFloat6E2M3FN);
+complex_low_bits!(Float6E3M2FN, ComplexFloat6E3M2FN);
 low_bits!(minifloat::Float4E2M1FN, Float4E2M1FN);
 low_bits!(minifloat::Float6E2M3FN, Float6E2M3FN);
 low_bits!(minifloat::Float6E3M2FN, Float6E3M2FN);
@@ -334,6 +397,9 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     }
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::try_cast_slice_mut(bytes).ok()
+    }
+    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
+        Some(elements.as_flattened())
     }
     #[inline(always)]
     fn swapped(self) -> Self {
@@ -390,6 +456,9 @@ impl sealed::Convert for bool {
     }
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::checked::try_cast_slice_mut(bytes).ok()
+    }
+    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(elements))
     }
     fn read_valid(src: &[u8], _: Endian, dst: &mut [Self]) -> bool {
         let mut seen = 0u8;

@@ -125,8 +125,8 @@ where
     fn write_zarr_bytes<W: Write>(&self, mut writer: W, endian: Endian) -> Result<(), Error> {
         let len = checked_len(self.shape(), A::SIZE)?;
         if A::is_verbatim(endian) {
-            if let Some(slice) = self.as_slice() {
-                return Ok(writer.write_all(bytemuck::cast_slice(slice))?);
+            if let Some(bytes) = self.as_slice().and_then(A::as_bytes) {
+                return Ok(writer.write_all(bytes)?);
             }
         }
         let view = self.view().into_dyn();
@@ -369,10 +369,9 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             }
             return;
         }
-        if A::SIZE == 1 {
+        if let Some(bytes) = A::as_bytes(memory).filter(|_| A::SIZE == 1) {
             // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
             // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
-            let bytes: &[u8] = bytemuck::cast_slice(memory);
             let gather = |tile: &mut [u8]| <u8 as Convert>::gather(bytes, &b, tile, Endian::NATIVE);
             return gathered(&mut self.scratch.bytes, &b, self.out, gather);
         }

@@ -95,18 +95,40 @@ pub(crate) fn float<T: Float>(value: &Value) -> Result<T, Expected> {
 
 /// `[real, imaginary]`, each part a float fill value.
 pub(crate) fn complex<T: Float>(value: &Value) -> Result<Complex<T>, Expected> {
-    const EXPECTED: Expected = "[real, imaginary], each part a float fill value";
+    pair(
+        value,
+        float,
+        "[real, imaginary], each part a float fill value",
+    )
+}
+
+/// `[real, imaginary]`, each part a minifloat fill value.
+pub(crate) fn complex_minifloat<T: Minifloat>(value: &Value) -> Result<Complex<T>, Expected> {
+    pair(
+        value,
+        minifloat,
+        "[real, imaginary], each part a fill value of the part's type",
+    )
+}
+
+/// `[real, imaginary]`, each part read by `part`.
+fn pair<T>(
+    value: &Value,
+    part: impl Fn(&Value) -> Result<T, Expected>,
+    expected: Expected,
+) -> Result<Complex<T>, Expected> {
     match value.as_array().map(Vec::as_slice) {
         Some([re, im]) => Ok(Complex::new(
-            float(re).map_err(|_| EXPECTED)?,
-            float(im).map_err(|_| EXPECTED)?,
+            part(re).map_err(|_| expected)?,
+            part(im).map_err(|_| expected)?,
         )),
-        _ => Err(EXPECTED),
+        _ => Err(expected),
     }
 }
 
-/// A number the type holds exactly, `"NaN"` or `"Infinity"`/`"-Infinity"` where the type has
-/// them, or `"0x…"`: the code in hex.
+/// A number the type holds exactly, `"NaN"` (the registry's code) or
+/// `"Infinity"`/`"-Infinity"` where the type has them, or `"0x…"`: the code in hex. A
+/// type without zero reads 0 as the code tensorstore gives it.
 pub(crate) fn minifloat<T: Minifloat>(value: &Value) -> Result<T, Expected> {
     const EXPECTED: Expected =
         "a number the type holds exactly, \"NaN\" or \"Infinity\" where it has them, or \"0x\" and the code in hex";
@@ -117,12 +139,14 @@ pub(crate) fn minifloat<T: Minifloat>(value: &Value) -> Result<T, Expected> {
             .find(|x| f64::from(x.value()).to_bits() == v.to_bits())
             .or_else(|| codes().find(|x| f64::from(x.value()) == v))
     };
+    let zero = |v: f64| (v == 0.0).then(T::zero_fill).flatten();
     match value {
-        Value::Number(n) => n.as_f64().and_then(exact).ok_or(EXPECTED),
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(|v| exact(v).or_else(|| zero(v)))
+            .ok_or(EXPECTED),
         Value::String(s) => match special(s) {
-            Some(Special::Value(v)) if v.is_nan() => {
-                codes().find(|x| x.value().is_nan()).ok_or(EXPECTED)
-            }
+            Some(Special::Value(v)) if v.is_nan() => T::nan().ok_or(EXPECTED),
             Some(Special::Value(v)) => exact(v).ok_or(EXPECTED),
             Some(Special::Bits(bits)) => u8::try_from(bits)
                 .ok()

@@ -59,11 +59,12 @@
 //! | `uint2`, `uint4` (extension) | `u8` in [`DynArray::UInt2`], [`DynArray::UInt4`] | 1: the low bits | no |
 //! | `float8_*` (8 kinds, extension) | [`minifloat::Float8E4M3FN`] and its kin | 1 | no |
 //! | `float6_e2m3fn`, `float6_e3m2fn`, `float4_e2m1fn` (extension) | [`minifloat::Float6E2M3FN`], … | 1: the low bits | no |
+//! | `complex_float8_*` (7 kinds), `complex_float6_*`, `complex_float4_e2m1fn` (extension) | `Complex<minifloat::Float8E4M3>` and its kin | 2: real, then imaginary, a code each (the low bits of the 4- and 6-bit kinds) | no |
 //! | `numpy.datetime64`, `numpy.timedelta64` (extension) | `i64` in [`DynArray::DateTime64`], … | 8 | yes |
 //! | `fixed_length_utf32` (extension) | `String` in [`FixedLength`] | `length_bytes` | yes, per code unit |
 //! | `null_terminated_bytes` (extension) | `Vec<u8>` in [`FixedLength`] | `length_bytes` | no |
 //! | `raw_bytes` (extension) | [`RawArray`] in [`DynArray::RawBytes`] | `length_bytes` | no |
-//! | `struct` (extension; legacy `structured` read) | [`StructArray`] | the fields', packed | per field |
+//! | `struct` (extension; legacy `structured` read, little-endian without `endian`) | [`StructArray`] | the fields', packed | per field |
 //!
 //! Integers are two's complement, floats IEEE 754; every bit survives a round trip,
 //! including NaN payloads, signalling NaNs and -0.0. Sub-byte integers and the 6- and 4-bit
@@ -71,8 +72,13 @@
 //! encoding writes them as zero. Minifloats mean what ml_dtypes says. Strings and byte
 //! strings are padded with zeros, which are not part of the value (numpy's `U` and `S`).
 //! [`DynArray::full`] makes the array of a `fill_value`, in every form the spec, the
-//! extension registry, zarr-python and tensorstore use. A [`DataType`] or [`DynArray`] that
-//! exists is valid: raw bits of whole bytes, scale factors in range, strings that fit.
+//! extension registry, zarr-python, tensorstore and zarrs use: `"NaN"` of a minifloat is
+//! the code its registry page states (ml_dtypes' NaN), a complex minifloat takes `[re, im]`
+//! in its parts' forms, and `float8_e8m0fnu`, which holds no zero, reads 0 as code 0x00, as
+//! tensorstore does. A legacy `structured` array whose codec has no `endian` is
+//! little-endian, as the registry says; arrays are written as `struct`. A [`DataType`] or
+//! [`DynArray`] that exists is valid: raw bits of whole bytes, scale factors in range,
+//! strings that fit.
 //!
 //! # Errors
 //!
@@ -145,9 +151,9 @@
 //!
 //! # Limitations
 //!
-//! - A codec without `endian` on a struct with a multi-byte field is
-//!   [`MetadataError::EndianRequired`]; zarr-python's legacy `structured` arrays have none
-//!   and are little-endian: decode them with `BytesCodec::new(Endian::Little)`.
+//! - A codec without `endian` on a `struct` with a multi-byte field is
+//!   [`MetadataError::EndianRequired`], as the spec says (only the legacy `structured`
+//!   form has a default).
 //! - Strings, byte strings and structs are [`DynArray`] variants, not [`Element`]s.
 //! - The byte stream is always C order; the codec has no Fortran-order option (the v2
 //!   `order` setting is the `transpose` codec's business in v3).

@@ -232,6 +232,12 @@ pub(crate) trait Minifloat: Copy {
     const CODES: u16;
     fn from_code(code: u8) -> Self;
     fn value(self) -> f32;
+    /// The NaN that `"NaN"` names: the registry's code, which is ml_dtypes' NaN; `None`
+    /// for a type without NaN.
+    fn nan() -> Option<Self>;
+    /// The code a fill value of 0 stands for in a type that holds no zero
+    /// (`float8_e8m0fnu`: tensorstore writes 0 and reads its unwritten chunks as 0x00).
+    fn zero_fill() -> Option<Self>;
 }
 
 macro_rules! minifloat {
@@ -291,6 +297,12 @@ macro_rules! minifloat {
             }
             fn value(self) -> f32 {
                 self.to_f32()
+            }
+            fn nan() -> Option<Self> {
+                Some(Self::from_f32(f32::NAN)).filter(|x| x.is_nan())
+            }
+            fn zero_fill() -> Option<Self> {
+                (Self::FORMAT.specials == Specials::ExponentOnly).then_some($name(0))
             }
         }
 

@@ -101,3 +101,69 @@ fn the_tables_hold_what_they_claim() {
     assert_eq!(f32::from_bits(e2m1[0x7]), 6.0);
     assert_eq!(f32::from_bits(e2m1[0x8]).to_bits(), (-0.0f32).to_bits());
 }
+
+/// Each complex minifloat holds two codes of its component type, which
+/// `tests/data/extensions/minifloat_extra.json` names (ml_dtypes has no complex
+/// minifloats): every pair of codes decodes to parts whose values are the component's
+/// table, bit for bit, real part first.
+#[test]
+fn complex_minifloat_parts_are_their_components() {
+    use ndarray::ArrayD;
+    use num_complex::Complex;
+    use zarr_bytes::{BytesCodec, DataType, Endian};
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/extensions/minifloat_extra.json"
+    );
+    let extra: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tables = tables();
+    let codec = BytesCodec::new(Endian::Little);
+
+    /// The f32 bits of the parts of every element of `bytes` decoded as `name`.
+    fn parts<T: Copy + Into<f32>>(codec: &BytesCodec, name: &str, bytes: &[u8]) -> Vec<u32>
+    where
+        ArrayD<Complex<T>>: TryFrom<zarr_bytes::DynArray, Error = zarr_bytes::Error>,
+    {
+        let t: DataType = name.parse().unwrap();
+        let d = codec.decode_dyn(bytes, &t, &[bytes.len() / 2]).unwrap();
+        let a = ArrayD::<Complex<T>>::try_from(d).unwrap();
+        a.iter()
+            .flat_map(|c| [c.re.into().to_bits(), c.im.into().to_bits()])
+            .collect()
+    }
+    macro_rules! decode_as {
+        ($name:expr, $bytes:expr, $($n:literal => $t:ident),* $(,)?) => {
+            match $name {
+                $($n => parts::<$t>(&codec, $n, $bytes),)*
+                other => panic!("no element type for {other}"),
+            }
+        };
+    }
+    let complex = extra["complex"].as_object().unwrap();
+    assert_eq!(complex.len(), 10);
+    for (name, entry) in complex {
+        let component = entry["component"].as_str().unwrap();
+        let table = &tables[component];
+        let n = 1usize << table.bits;
+        // Element i is the pair (i, n - 1 - i): every code in each part.
+        let bytes: Vec<u8> = (0..n).flat_map(|i| [i as u8, (n - 1 - i) as u8]).collect();
+        let got = decode_as!(name.as_str(), &bytes,
+            "complex_float8_e3m4" => Float8E3M4,
+            "complex_float8_e4m3" => Float8E4M3,
+            "complex_float8_e4m3fnuz" => Float8E4M3FNUZ,
+            "complex_float8_e4m3b11fnuz" => Float8E4M3B11FNUZ,
+            "complex_float8_e5m2" => Float8E5M2,
+            "complex_float8_e5m2fnuz" => Float8E5M2FNUZ,
+            "complex_float8_e8m0fnu" => Float8E8M0FNU,
+            "complex_float6_e2m3fn" => Float6E2M3FN,
+            "complex_float6_e3m2fn" => Float6E3M2FN,
+            "complex_float4_e2m1fn" => Float4E2M1FN,
+        );
+        let want: Vec<u32> = (0..n)
+            .flat_map(|i| [table.to_f32[i], table.to_f32[n - 1 - i]])
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+}

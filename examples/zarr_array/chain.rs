@@ -14,9 +14,6 @@ use crate::values::{self, BytesCodec, DataType, DynArray, Endian};
 /// (for a shard's empty inner chunks) and the array's rank.
 pub struct Scope<'a> {
     pub data_type: &'a DataType,
-    /// zarr-python's legacy `structured` data type: a bytes codec without endian means
-    /// little-endian.
-    pub legacy_struct: bool,
     pub fill: &'a [u8],
     pub ndim: usize,
 }
@@ -114,9 +111,8 @@ impl Chain {
                     ))
                 }
                 "bytes" | "endian" => {
-                    let codec =
-                        values::parse_bytes_codec(entry, scope.data_type, scope.legacy_struct)
-                            .map_err(|e| format!("{name}: {e}"))?;
+                    let codec = values::parse_bytes_codec(entry, scope.data_type)
+                        .map_err(|e| format!("{name}: {e}"))?;
                     serializer = Some(Serializer::Bytes {
                         codec,
                         data_type: scope.data_type.clone(),

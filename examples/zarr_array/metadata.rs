@@ -102,7 +102,6 @@ impl Metadata {
             .map_err(|e| at("fill_value", e))?;
         let scope = Scope {
             data_type: &data_type,
-            legacy_struct: json["data_type"]["name"] == "structured",
             fill: &fill,
             ndim: shape.len(),
         };

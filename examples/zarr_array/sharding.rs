@@ -54,7 +54,6 @@ impl Sharding {
         let index_type = values::index_data_type();
         let index_scope = Scope {
             data_type: &index_type,
-            legacy_struct: false,
             fill: &[],
             ndim: scope.ndim + 1,
         };

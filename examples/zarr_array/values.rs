@@ -38,18 +38,10 @@ pub fn parse_endian(text: &str) -> Result<Endian, String> {
     text.parse().map_err(|e: zarr_bytes::Error| e.to_string())
 }
 
-/// A `bytes` codec entry of a codec chain, checked against the data type it encodes.
-/// `legacy_struct` is set for zarr-python's legacy `structured` data type, which it writes
-/// with no endian in little-endian order.
-pub fn parse_bytes_codec(
-    json: &Value,
-    data_type: &DataType,
-    legacy_struct: bool,
-) -> Result<BytesCodec, String> {
-    let mut codec: BytesCodec = serde_json::from_value(json.clone()).map_err(|e| e.to_string())?;
-    if codec.endian.is_none() && legacy_struct {
-        codec.endian = Some(Endian::Little);
-    }
+/// A `bytes` codec entry of a codec chain, checked against the data type it encodes (a
+/// legacy `structured` type without endian is little-endian).
+pub fn parse_bytes_codec(json: &Value, data_type: &DataType) -> Result<BytesCodec, String> {
+    let codec: BytesCodec = serde_json::from_value(json.clone()).map_err(|e| e.to_string())?;
     codec.validate(data_type).map_err(|e| e.to_string())?;
     Ok(codec)
 }
