@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/hostile/mod.rs"]
+#[path = "../../tests/it/hostile.rs"]
 mod hostile;
 
 fuzz_target!(|data: &[u8]| {

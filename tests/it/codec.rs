@@ -1,7 +1,5 @@
 //! Codec metadata, data type names and the runtime-typed array.
 
-mod common;
-
 use ndarray::{arr1, arr2, ArrayD};
 use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error, MetadataError, RawArray};
 
@@ -289,7 +287,7 @@ fn try_from_names_both_types() {
 
 #[test]
 fn decode_dyn_and_encode_dyn_on_every_fixture() {
-    let manifest = common::manifest();
+    let manifest = crate::common::manifest();
     let mut files = 0;
     for case in &manifest.cases {
         let data_type = case.data_type.parse::<DataType>().unwrap();

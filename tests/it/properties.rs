@@ -2,12 +2,10 @@
 //! layouts, both byte orders and random regions; and of one type per element size over
 //! shapes at the edges of squares and tiles.
 
-mod common;
-
 use std::io::Read;
 use std::ops::Range;
 
-use common::{bits_of, reference_bytes, Bits, LAYOUTS};
+use crate::common::{bits_of, reference_bytes, Bits, LAYOUTS};
 use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, CowArray, IxDyn};
 use num_complex::Complex;
@@ -61,7 +59,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
     let a = ArrayD::from_shape_vec(
         IxDyn(shape),
         (0..n)
-            .map(|i| common::element::<A>(i + seed as usize))
+            .map(|i| crate::common::element::<A>(i + seed as usize))
             .collect(),
     )
     .unwrap();
@@ -116,7 +114,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
 
     // A region: its decode is the slice, its ranges hold it, writing it is assigning it.
     let region = region_of(shape, seed);
-    let slice = common::slice_of(&region);
+    let slice = crate::common::slice_of(&region);
     let part = decode_region::<A>(&bytes, shape, &region, endian).unwrap();
     assert_eq!(
         bits_of(part.view()),
@@ -129,7 +127,7 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
         .collect();
     let again = ArrayD::<A>::from_zarr_bytes(&joined, part.shape(), endian).unwrap();
     assert_eq!(bits_of(again.view()), bits_of(part.view()));
-    let patch = part.mapv(|x| common::element::<A>(x.to_bits()[0] as usize));
+    let patch = part.mapv(|x| crate::common::element::<A>(x.to_bits()[0] as usize));
     let mut chunk = bytes.clone();
     encode_region_into(&mut chunk, shape, &region, &patch, endian).unwrap();
     let mut assigned = decoded.clone();
@@ -206,7 +204,7 @@ fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
     let a = ArrayD::from_shape_vec(
         IxDyn(shape),
         (0..n)
-            .map(|i| common::element::<A>(i + seed as usize))
+            .map(|i| crate::common::element::<A>(i + seed as usize))
             .collect(),
     )
     .unwrap();

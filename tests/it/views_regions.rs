@@ -1,10 +1,8 @@
 //! Zero-copy views and partial chunk reads and writes.
 
-mod common;
-
 use std::ops::Range;
 
-use common::{reference_bytes, standard, Bits};
+use crate::common::{reference_bytes, standard, Bits};
 use half::bf16;
 use ndarray::{
     array, Array2, ArrayD, ArrayView, ArrayViewMut1, ArrayViewMut2, CowArray, Dimension, IxDyn,
@@ -41,8 +39,8 @@ fn check_views<A: Bits>(shape: &[usize]) {
     let view = ArrayView::<A, _>::view_zarr_bytes(at, IxDyn(shape), Endian::NATIVE).unwrap();
     assert_eq!(view.as_ptr() as *const u8, at.as_ptr(), "the view borrows");
     assert_eq!(
-        common::bits_of(view.view()),
-        common::bits_of(expected.view())
+        crate::common::bits_of(view.view()),
+        crate::common::bits_of(expected.view())
     );
     let cow = CowArray::<A, _>::view_zarr_bytes(at, IxDyn(shape), Endian::NATIVE).unwrap();
     assert!(cow.is_view());
@@ -58,15 +56,18 @@ fn check_views<A: Bits>(shape: &[usize]) {
         let cow = CowArray::<A, _>::view_zarr_bytes(off, IxDyn(shape), Endian::NATIVE).unwrap();
         assert!(cow.is_owned());
         assert_eq!(
-            common::bits_of(cow.view()),
-            common::bits_of(expected.view())
+            crate::common::bits_of(cow.view()),
+            crate::common::bits_of(expected.view())
         );
     }
 
     let swapped = a.to_zarr_bytes(OTHER);
     let decoded = ArrayD::<A>::from_zarr_bytes(&swapped, shape, OTHER).unwrap();
     let cow = CowArray::<A, _>::view_zarr_bytes(&swapped, IxDyn(shape), OTHER).unwrap();
-    assert_eq!(common::bits_of(cow.view()), common::bits_of(decoded.view()));
+    assert_eq!(
+        crate::common::bits_of(cow.view()),
+        crate::common::bits_of(decoded.view())
+    );
     if A::DATA_TYPE.endian_applies() {
         let e = ArrayView::<A, _>::view_zarr_bytes(&swapped, IxDyn(shape), OTHER).unwrap_err();
         assert!(
@@ -257,12 +258,12 @@ fn check_regions<A: Bits>(shape: &[usize], endian: Endian) -> usize {
     let bytes = full.to_zarr_bytes(endian);
     let mut checked = 0;
     for region in regions(shape) {
-        let expected = full.slice(common::slice_of(&region).as_slice());
+        let expected = full.slice(crate::common::slice_of(&region).as_slice());
         // decode_region is slicing the full decode.
         let got = decode_region::<A>(&bytes, shape, &region, endian).unwrap();
         assert_eq!(
-            common::bits_of(got.view()),
-            common::bits_of(expected.view()),
+            crate::common::bits_of(got.view()),
+            crate::common::bits_of(expected.view()),
             "{shape:?} {region:?}"
         );
         // The concatenated ranges are the region's bytes, and ranges are as few as can be.
@@ -285,13 +286,13 @@ fn check_regions<A: Bits>(shape: &[usize], endian: Endian) -> usize {
         assert!(ranges.iter().all(|r| !r.is_empty()));
         // encode_region_into then a full decode is assigning into the full array.
         let patch = ArrayD::from_shape_fn(expected.raw_dim(), |i| {
-            common::element::<A>(i.slice().iter().sum::<usize>() + 1000)
+            crate::common::element::<A>(i.slice().iter().sum::<usize>() + 1000)
         });
         let mut chunk = bytes.clone();
         encode_region_into(&mut chunk, shape, &region, &patch.t().t(), endian).unwrap();
         let mut assigned = full.clone();
         assigned
-            .slice_mut(common::slice_of(&region).as_slice())
+            .slice_mut(crate::common::slice_of(&region).as_slice())
             .assign(&patch);
         assert_eq!(
             chunk,
@@ -488,7 +489,7 @@ fn decode_region_dyn_is_decode_dyn_then_slice_for_every_data_type() {
                     .decode_region_dyn(&chunk, data_type, &shape, region)
                     .unwrap();
                 let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
-                let mut slice = common::slice_of(region);
+                let mut slice = crate::common::slice_of(region);
                 slice.push(ndarray::SliceInfoElem::from(..));
                 let sliced = records
                     .slice(slice.as_slice())

@@ -1,8 +1,6 @@
 //! Every layout encodes in logical C order and decodes back into place.
 
-mod common;
-
-use common::{reference_bytes, standard, Bits, LAYOUTS};
+use crate::common::{reference_bytes, standard, Bits, LAYOUTS};
 use half::f16;
 use ndarray::{arr0, Array, Array1, Array2, ArrayD, IxDyn, ShapeBuilder};
 use num_complex::Complex;
@@ -47,8 +45,8 @@ fn check_type<A: Bits>() {
                 layout.view(storage.view_mut()).assign(&a);
                 let view = layout.view(storage.view_mut());
                 assert_eq!(
-                    common::bits_of(view.view()),
-                    common::bits_of(a.view()),
+                    crate::common::bits_of(view.view()),
+                    crate::common::bits_of(a.view()),
                     "{layout:?} {shape:?} is not the logical array"
                 );
                 let ctx = format!(
@@ -70,8 +68,8 @@ fn check_type<A: Bits>() {
                 let mut view = layout.view(target.view_mut());
                 view.decode_zarr_bytes_into(&expected, endian).unwrap();
                 assert_eq!(
-                    common::bits_of(view.view()),
-                    common::bits_of(a.view()),
+                    crate::common::bits_of(view.view()),
+                    crate::common::bits_of(a.view()),
                     "decode_into {ctx}"
                 );
                 // Storage outside the view is untouched.
@@ -86,9 +84,15 @@ fn check_type<A: Bits>() {
             }
             let decoded = ArrayD::<A>::from_zarr_bytes(&expected, shape, endian).unwrap();
             assert!(decoded.is_standard_layout());
-            assert_eq!(common::bits_of(decoded.view()), common::bits_of(a.view()));
+            assert_eq!(
+                crate::common::bits_of(decoded.view()),
+                crate::common::bits_of(a.view())
+            );
             let read = ArrayD::<A>::read_zarr_bytes(&expected[..], shape, endian).unwrap();
-            assert_eq!(common::bits_of(read.view()), common::bits_of(a.view()));
+            assert_eq!(
+                crate::common::bits_of(read.view()),
+                crate::common::bits_of(a.view())
+            );
         }
     }
     assert_eq!(checked, SHAPES.len() * 2 * LAYOUTS.len());

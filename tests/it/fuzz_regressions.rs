@@ -2,8 +2,6 @@
 //! `tests/data/fuzz/<target>/` runs through the same check as that target, so an input the
 //! fuzzer found (or one worth keeping from its corpus) is tested on every `cargo test`.
 
-mod hostile;
-
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -13,10 +11,10 @@ type Check = fn(&[u8]) -> bool;
 
 /// The fuzz targets and the check each one runs.
 const TARGETS: [(&str, Check); 4] = [
-    ("decode_dyn", hostile::decode_dyn),
-    ("fill", hostile::fill),
-    ("metadata", hostile::metadata),
-    ("region", hostile::region),
+    ("decode_dyn", crate::hostile::decode_dyn),
+    ("fill", crate::hostile::fill),
+    ("metadata", crate::hostile::metadata),
+    ("region", crate::hostile::region),
 ];
 
 /// The files in `dir`, sorted; none if it does not exist.

@@ -2,9 +2,7 @@
 //! `rayon` feature (CI runs the tests both ways), in every layout. With the feature they
 //! run on a pool of two threads, whatever the machine has, so that they are split.
 
-mod common;
-
-use common::{reference_bytes, standard, Bits, LAYOUTS};
+use crate::common::{reference_bytes, standard, Bits, LAYOUTS};
 use ndarray::{ArrayD, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};

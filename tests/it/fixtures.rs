@@ -1,11 +1,9 @@
 //! Chunks written by zarr-python and tensorstore decode to the expected bit patterns, and
 //! the expected arrays encode to exactly those bytes, in every layout.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{manifest, Bits, Case, LAYOUTS};
+use crate::common::{manifest, Bits, Case, LAYOUTS};
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
@@ -21,7 +19,7 @@ fn check<A: Bits>(case: &Case) -> usize {
     let mut files = 0;
     let mut first: Option<Vec<u8>> = None;
     for writer in &case.writers {
-        let path = common::fixtures().join(format!("{}.{writer}.bin", case.name));
+        let path = crate::common::fixtures().join(format!("{}.{writer}.bin", case.name));
         let bytes = std::fs::read(&path).unwrap();
         // Every writer wrote the same bytes.
         if let Some(first) = &first {
@@ -30,7 +28,7 @@ fn check<A: Bits>(case: &Case) -> usize {
         let decoded = ArrayD::<A>::from_zarr_bytes(&bytes, case.shape.clone(), case.endian)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(
-            common::bits_of(decoded.view()),
+            crate::common::bits_of(decoded.view()),
             case.bits,
             "decode {}",
             path.display()
@@ -50,7 +48,7 @@ fn check<A: Bits>(case: &Case) -> usize {
             let mut view = layout.view(target.view_mut());
             view.decode_zarr_bytes_into(&bytes, case.endian).unwrap();
             assert_eq!(
-                common::bits_of(view.view()),
+                crate::common::bits_of(view.view()),
                 case.bits,
                 "decode_into {} {layout:?}",
                 case.name
@@ -118,6 +116,7 @@ fn fixture_special_floats_are_there() {
     assert!(bits
         .iter()
         .any(|&b| b >> 51 == 0xfff && b & 0x7_ffff_ffff_ffff != 0));
-    let bytes = std::fs::read(common::fixtures().join("float64_big_2x3.tensorstore.bin")).unwrap();
+    let bytes =
+        std::fs::read(crate::common::fixtures().join("float64_big_2x3.tensorstore.bin")).unwrap();
     assert_eq!(&bytes[..8], &case.bits[0][0].to_be_bytes());
 }

@@ -4,8 +4,6 @@
 //! `NO_PANIC_CASES` sets the number of inputs per entry point (default 3,000; CI runs
 //! 100,000 in release mode).
 
-mod hostile;
-
 /// A small seeded generator (SplitMix64): the same inputs on every run.
 struct SplitMix(u64);
 
@@ -36,7 +34,7 @@ fn cases() -> usize {
 fn decode_dyn_never_panics() {
     let mut rng = SplitMix(1);
     let ok = (0..cases())
-        .filter(|_| hostile::decode_dyn(&rng.bytes(600)))
+        .filter(|_| crate::hostile::decode_dyn(&rng.bytes(600)))
         .count();
     // Not only errors: a good share of the inputs decode and are checked.
     assert!(ok * 20 > cases(), "{ok} of {} decoded", cases());
@@ -85,7 +83,7 @@ fn fill_values_never_panic() {
         for _ in 0..n {
             input.extend_from_slice(pieces[rng.next() as usize % pieces.len()].as_bytes());
         }
-        ok += usize::from(hostile::fill(&input));
+        ok += usize::from(crate::hostile::fill(&input));
     }
     assert!(ok * 50 > cases(), "{ok} of {} filled", cases());
 }
@@ -130,13 +128,13 @@ fn metadata_never_panics() {
     for _ in 0..cases() {
         // Half raw bytes, half text built from the grammar's pieces.
         ok += usize::from(if rng.next() % 2 == 0 {
-            hostile::metadata(&rng.bytes(80))
+            crate::hostile::metadata(&rng.bytes(80))
         } else {
             let n = rng.next() % 16;
             let text: String = (0..n)
                 .map(|_| pieces[rng.next() as usize % pieces.len()])
                 .collect();
-            hostile::metadata(text.as_bytes())
+            crate::hostile::metadata(text.as_bytes())
         });
     }
     assert!(ok > 0, "no codec parsed in {} inputs", cases());
@@ -146,7 +144,7 @@ fn metadata_never_panics() {
 fn regions_and_views_never_panic() {
     let mut rng = SplitMix(3);
     let ok = (0..cases())
-        .filter(|_| hostile::region(&rng.bytes(400)))
+        .filter(|_| crate::hostile::region(&rng.bytes(400)))
         .count();
     assert!(ok * 50 > cases(), "{ok} of {} decoded a region", cases());
 }

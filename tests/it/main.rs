@@ -1,0 +1,23 @@
+//! The integration tests, in one binary so that the generic traversal compiles once: a
+//! module per area, the shared helpers in `common`, and the hostile inputs the fuzz
+//! targets share in `hostile`.
+
+mod common;
+mod hostile;
+
+mod codec;
+mod data_types;
+mod elements;
+mod errors;
+mod extension_values;
+mod extensions;
+mod fixtures;
+mod fuzz_regressions;
+mod large;
+mod layouts;
+mod memory;
+mod minifloat;
+mod no_panic;
+mod properties;
+mod views_regions;
+mod zarrs;
