@@ -308,6 +308,85 @@ impl Layout {
     }
 }
 
+/// Whether two arrays hold the same elements, bit for bit (NaN payloads too), in C order.
+pub fn same_bits<A: Bits, D: Dimension, E: Dimension>(
+    a: ArrayView<'_, A, D>,
+    b: ArrayView<'_, A, E>,
+) -> bool {
+    a.shape() == b.shape()
+        && a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// `a` held in `layout`: every encoder gives `expected`, and decoding `expected` into the
+/// same layout, over other values, gives `a` back and leaves the storage outside the view
+/// as it was. `fill` is the byte the storage starts from.
+pub fn round_trip_in<A: Bits>(
+    layout: Layout,
+    a: ArrayView<'_, A, IxDyn>,
+    expected: &[u8],
+    endian: Endian,
+    fill: u8,
+    ctx: &str,
+) {
+    use zarr_bytes::{BytesDecodeInto, BytesEncode};
+    let fill = A::from_bits(&vec![u64::from(fill); A::SIZE]);
+    let shape = a.shape();
+    let mut storage = layout.storage(shape, fill);
+    layout.view(storage.view_mut()).assign(&a);
+    let view = layout.view(storage.view_mut());
+    assert!(
+        same_bits(view.view(), a.view()),
+        "{layout:?} is not the array, {ctx}"
+    );
+    let ctx = format!(
+        "{} {layout:?} {shape:?} {endian:?} {ctx}",
+        std::any::type_name::<A>()
+    );
+
+    assert!(
+        view.to_zarr_bytes(endian) == expected,
+        "to_zarr_bytes {ctx}"
+    );
+    let mut out = vec![0u8; expected.len()];
+    view.encode_zarr_bytes_into(&mut out, endian).unwrap();
+    assert!(out == expected, "encode_zarr_bytes_into {ctx}");
+    let mut written = Vec::new();
+    view.write_zarr_bytes(&mut written, endian).unwrap();
+    assert!(written == expected, "write_zarr_bytes {ctx}");
+
+    let mut target = layout.storage(shape, fill);
+    let before = target.clone();
+    let mut view = layout.view(target.view_mut());
+    view.decode_zarr_bytes_into(expected, endian).unwrap();
+    assert!(
+        same_bits(view.view(), a.view()),
+        "decode_zarr_bytes_into {ctx}"
+    );
+    let mut outside = ArrayD::from_elem(IxDyn(before.shape()), true);
+    layout.view(outside.view_mut()).fill(false);
+    let kept = before
+        .iter()
+        .zip(target.iter())
+        .zip(outside.iter())
+        .all(|((b, t), &outside)| !outside || b.to_bits() == t.to_bits());
+    assert!(kept, "decode_zarr_bytes_into wrote outside the view, {ctx}");
+}
+
+/// [`round_trip_in`] every layout of [`LAYOUTS`].
+pub fn round_trip_in_every_layout<A: Bits>(
+    a: ArrayView<'_, A, IxDyn>,
+    expected: &[u8],
+    endian: Endian,
+    fill: u8,
+    ctx: &str,
+) {
+    for layout in LAYOUTS {
+        round_trip_in(layout, a.view(), expected, endian, fill, ctx);
+    }
+}
+
 /// The fixture manifest written by `tests/data/generate.py`.
 #[derive(Deserialize)]
 pub struct Manifest {
@@ -352,4 +431,35 @@ pub fn slice_of(region: &[std::ops::Range<usize>]) -> Vec<ndarray::SliceInfoElem
             step: 1,
         })
         .collect()
+}
+
+/// Bytes of `data_type` and `shape` that decode: random bytes, with each byte or code unit
+/// that decoding refuses cleared.
+pub fn valid_chunk(
+    data_type: &zarr_bytes::DataType,
+    shape: &[usize],
+    endian: Endian,
+    seed: u64,
+) -> Vec<u8> {
+    let codec = zarr_bytes::BytesCodec::new(endian);
+    let len = shape.iter().product::<usize>() * data_type.size();
+    let mut state = seed;
+    let mut bytes: Vec<u8> = (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 56) as u8
+        })
+        .collect();
+    loop {
+        match codec.decode_dyn(&bytes, data_type, shape) {
+            Ok(_) => return bytes,
+            Err(zarr_bytes::Error::InvalidBool { offset, .. }) => bytes[offset] &= 1,
+            Err(zarr_bytes::Error::InvalidCodeUnit { offset, .. }) => {
+                bytes[offset..offset + 4].fill(0)
+            }
+            Err(e) => panic!("{data_type}: {e}"),
+        }
+    }
 }

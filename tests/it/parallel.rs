@@ -2,10 +2,10 @@
 //! `rayon` feature (CI runs the tests both ways), in every layout. With the feature they
 //! run on a pool of two threads, whatever the machine has, so that they are split.
 
-use crate::common::{reference_bytes, standard, Bits, LAYOUTS};
+use crate::common::{reference_bytes, round_trip_in_every_layout, standard, Bits};
 use ndarray::{ArrayD, ShapeBuilder};
 use num_complex::Complex;
-use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
+use zarr_bytes::{BytesDecode, BytesDecodeInto, Endian, Error};
 
 /// `f` on a pool of `threads` threads with the `rayon` feature; on the calling thread
 /// without it.
@@ -37,24 +37,7 @@ fn check_here<A: Bits>(shape: &[usize]) {
             .iter()
             .zip(a.iter())
             .all(|(x, y)| x.to_bits() == y.to_bits()));
-        for layout in LAYOUTS {
-            let fill = A::from_bits(&vec![0x11; A::SIZE]);
-            let mut storage = layout.storage(shape, fill);
-            layout.view(storage.view_mut()).assign(&a);
-            let view = layout.view(storage.view_mut());
-            assert!(
-                view.to_zarr_bytes(endian) == expected,
-                "encode {layout:?} {endian:?}"
-            );
-            let mut target = layout.storage(shape, fill);
-            let mut view = layout.view(target.view_mut());
-            view.decode_zarr_bytes_into(&expected, endian).unwrap();
-            let same = view
-                .iter()
-                .zip(a.iter())
-                .all(|(x, y)| x.to_bits() == y.to_bits());
-            assert!(same, "decode_into {layout:?} {endian:?}");
-        }
+        round_trip_in_every_layout(a.view(), &expected, endian, 0x11, "");
     }
 }
 

@@ -422,30 +422,6 @@ fn region_errors() {
     assert_eq!(chunk, [9; 8], "nothing written on error");
 }
 
-/// Bytes of `data_type` and `shape` that decode: random bytes, with each byte or code unit
-/// that decoding refuses cleared.
-fn valid_chunk(data_type: &DataType, shape: &[usize], endian: Endian, seed: u64) -> Vec<u8> {
-    let codec = BytesCodec::new(endian);
-    let len = shape.iter().product::<usize>() * data_type.size();
-    let mut state = seed;
-    let mut bytes: Vec<u8> = (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 56) as u8
-        })
-        .collect();
-    loop {
-        match codec.decode_dyn(&bytes, data_type, shape) {
-            Ok(_) => return bytes,
-            Err(Error::InvalidBool { offset, .. }) => bytes[offset] &= 1,
-            Err(Error::InvalidCodeUnit { offset, .. }) => bytes[offset..offset + 4].fill(0),
-            Err(e) => panic!("{data_type}: {e}"),
-        }
-    }
-}
-
 /// Every data type of the table and each configured kind, in both byte orders: a region
 /// decoded from the whole chunk's bytes is the whole chunk decoded, then sliced; the
 /// planner's ranges, fetched, decode to it too; and an invalid byte in the region is
@@ -476,7 +452,7 @@ fn decode_region_dyn_is_decode_dyn_then_slice_for_every_data_type() {
         let size = data_type.size();
         for endian in [Endian::Little, Endian::Big] {
             let codec = BytesCodec::new(endian);
-            let chunk = valid_chunk(data_type, &shape, endian, k as u64 + 1);
+            let chunk = crate::common::valid_chunk(data_type, &shape, endian, k as u64 + 1);
             let whole = codec.decode_dyn(&chunk, data_type, &shape).unwrap();
             // The whole chunk as records of little-endian bytes, to slice whatever the type.
             let little = BytesCodec::new(Endian::Little);
