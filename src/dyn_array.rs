@@ -48,6 +48,27 @@ macro_rules! fill_fixed {
     }};
 }
 
+/// The values of an array of the table as `f64`, by the kind of its fill value: numbers
+/// and `bool` (as 0 and 1) have one; complex numbers do not.
+macro_rules! real_values {
+    (boolean, $a:expr) => {
+        Some($a.mapv(|x| f64::from(u8::from(x))))
+    };
+    (integer, $a:expr) => {
+        Some($a.mapv(|x| x as f64))
+    };
+    (float, $a:expr) => {
+        Some($a.mapv(f64::from))
+    };
+    (minifloat, $a:expr) => {
+        Some($a.mapv(f64::from))
+    };
+    ($complex:ident, $a:expr) => {{
+        let _ = $a;
+        None
+    }};
+}
+
 /// `From` and `TryFrom` between `DynArray` and the arrays of element types of their own:
 /// not for the sub-byte integers, which share `i8` and `u8` with `int8` and `uint8`.
 macro_rules! conversions {
@@ -171,6 +192,38 @@ macro_rules! dyn_array {
                     DynArray::FixedLengthUtf32(s) => s.shape(),
                     DynArray::NullTerminatedBytes(s) => s.shape(),
                     DynArray::Struct(s) => s.shape(),
+                }
+            }
+
+            /// The values as `f64`, for the data types whose elements are real numbers:
+            /// integers (`int64` and `uint64` rounded to the nearest `f64`), floats and
+            /// minifloats exactly, `bool` as 0 and 1, datetimes and timedeltas as their
+            /// counts (NaT as `i64::MIN`). `None` for complex numbers, text, bytes and
+            /// structs.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use ndarray::array;
+            /// use zarr_bytes::{minifloat::Float8E4M3FN, DynArray};
+            ///
+            /// let d = DynArray::from(array![Float8E4M3FN::from_f32(448.0)].into_dyn());
+            /// assert_eq!(d.to_f64(), Some(array![448.0].into_dyn()));
+            /// let text = DynArray::full(&"r8".parse()?, &[1], &serde_json::json!([7]))?;
+            /// assert_eq!(text.to_f64(), None);
+            /// # Ok::<(), zarr_bytes::Error>(())
+            /// ```
+            pub fn to_f64(&self) -> Option<ArrayD<f64>> {
+                match self {
+                    $(DynArray::$variant(a) => real_values!($fill, a),)*
+                    DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+                        Some(values.mapv(|x| x as f64))
+                    }
+                    DynArray::RawBits(_)
+                    | DynArray::RawBytes(_)
+                    | DynArray::FixedLengthUtf32(_)
+                    | DynArray::NullTerminatedBytes(_)
+                    | DynArray::Struct(_) => None,
                 }
             }
 

@@ -5,7 +5,7 @@
 //!
 //! Records are an `ArrayD<u8>` of the array's shape plus a trailing axis of the element's
 //! bytes: chunks and shards are cut and pasted in that form whatever their data type, so
-//! only [`reals`] and [`show`] look at the variants of [`DynArray`].
+//! only [`show`] looks at the variants of [`DynArray`], for text, bytes and structs.
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use serde_json::Value;
@@ -133,36 +133,7 @@ pub fn index_array(index: ArrayD<u64>) -> DynArray {
 
 /// The values as real numbers, for the types that are real numbers.
 pub fn reals(array: &DynArray) -> Option<Vec<f64>> {
-    fn all<T: Copy>(a: &ArrayD<T>, f: impl Fn(T) -> f64) -> Option<Vec<f64>> {
-        Some(a.iter().map(|&x| f(x)).collect())
-    }
-    match array {
-        DynArray::Bool(a) => all(a, |x| f64::from(u8::from(x))),
-        DynArray::Int8(a) | DynArray::Int2(a) | DynArray::Int4(a) => all(a, f64::from),
-        DynArray::UInt8(a) | DynArray::UInt2(a) | DynArray::UInt4(a) => all(a, f64::from),
-        DynArray::Int16(a) => all(a, f64::from),
-        DynArray::UInt16(a) => all(a, f64::from),
-        DynArray::Int32(a) => all(a, f64::from),
-        DynArray::UInt32(a) => all(a, f64::from),
-        DynArray::Int64(a) => all(a, |x| x as f64),
-        DynArray::UInt64(a) => all(a, |x| x as f64),
-        DynArray::Float16(a) => all(a, f64::from),
-        DynArray::BFloat16(a) => all(a, f64::from),
-        DynArray::Float32(a) => all(a, f64::from),
-        DynArray::Float64(a) => all(a, |x| x),
-        DynArray::Float4E2M1FN(a) => all(a, f64::from),
-        DynArray::Float6E2M3FN(a) => all(a, f64::from),
-        DynArray::Float6E3M2FN(a) => all(a, f64::from),
-        DynArray::Float8E3M4(a) => all(a, f64::from),
-        DynArray::Float8E4M3(a) => all(a, f64::from),
-        DynArray::Float8E4M3B11FNUZ(a) => all(a, f64::from),
-        DynArray::Float8E4M3FN(a) => all(a, f64::from),
-        DynArray::Float8E4M3FNUZ(a) => all(a, f64::from),
-        DynArray::Float8E5M2(a) => all(a, f64::from),
-        DynArray::Float8E5M2FNUZ(a) => all(a, f64::from),
-        DynArray::Float8E8M0FNU(a) => all(a, f64::from),
-        _ => None,
-    }
+    array.to_f64().map(|a| a.iter().copied().collect())
 }
 
 /// A small array, printed: numbers and text as ndarray prints them.
@@ -177,9 +148,6 @@ pub fn show(array: &DynArray) -> Option<String> {
                 .map(|b| format!("{:?}", String::from_utf8_lossy(b)))
                 .view(),
         ),
-        DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-            print(values.view())
-        }
         DynArray::Struct(s) => Some(
             s.fields()
                 .map(|(name, field)| {
@@ -188,8 +156,6 @@ pub fn show(array: &DynArray) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ),
-        other => reals(other)
-            .and_then(|r| ArrayD::from_shape_vec(other.shape(), r).ok())
-            .and_then(|r| print(r.view())),
+        other => other.to_f64().and_then(|r| print(r.view())),
     }
 }

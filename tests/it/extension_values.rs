@@ -571,3 +571,42 @@ fn permuted_axes_encode_as_the_transposed_arrays() {
         }
     }
 }
+
+/// Real numbers as `f64`: exactly, but for 64-bit integers past 2^53, which round; `bool`
+/// as 0 and 1, datetimes as their counts; every type of the table but the complex ones.
+#[test]
+fn real_values_as_f64() {
+    let big = DynArray::from(arr1(&[u64::MAX, 3]).into_dyn());
+    assert_eq!(
+        big.to_f64(),
+        Some(arr1(&[18446744073709551616.0, 3.0]).into_dyn())
+    );
+    let flags = DynArray::from(arr1(&[true, false]).into_dyn());
+    assert_eq!(flags.to_f64(), Some(arr1(&[1.0, 0.0]).into_dyn()));
+    let half = DynArray::from(arr1(&[f16::from_f32(-0.5)]).into_dyn());
+    assert_eq!(half.to_f64(), Some(arr1(&[-0.5]).into_dyn()));
+    let nibbles = LITTLE
+        .decode_dyn(&[0x0f, 0xf8], &DataType::Int4, &[2])
+        .unwrap();
+    assert_eq!(nibbles.to_f64(), Some(arr1(&[-1.0, -8.0]).into_dyn()));
+    let minifloat = LITTLE
+        .decode_dyn(&[0x7f], &DataType::Float8E4M3FN, &[1])
+        .unwrap();
+    assert!(minifloat.to_f64().unwrap()[0].is_nan());
+    let t = DataType::DateTime64 {
+        unit: TimeUnit::Seconds,
+        scale_factor: ScaleFactor::ONE,
+    };
+    let nat = DynArray::full(&t, &[1], &json!("NaT")).unwrap();
+    assert_eq!(nat.to_f64(), Some(arr1(&[i64::MIN as f64]).into_dyn()));
+    assert_eq!(
+        strings(arr1(&["a".to_string()]).into_dyn(), 4).to_f64(),
+        None
+    );
+    for t in DataType::FIXED {
+        let zero = vec![0u8; t.size()];
+        let d = LITTLE.decode_dyn(&zero, t, &[1]).unwrap();
+        let complex = t.to_string().starts_with("complex");
+        assert_eq!(d.to_f64().is_none(), complex, "{t}");
+    }
+}
