@@ -125,7 +125,7 @@ macro_rules! dyn_array {
         #[non_exhaustive]
         pub enum DynArray {
             $(
-                #[doc = concat!("`", $name, "` elements as `", stringify!($($element)*), "`.")]
+                #[doc = concat!("`", $name, "` elements.")]
                 $variant(ArrayD<element_of!($($element)*)>),
             )*
             /// Raw bits `r{8 × bytes}`: records of the element's bytes.

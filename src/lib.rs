@@ -41,6 +41,9 @@
 //!
 //! # Data types
 //!
+//! Every data type of fixed name, as the one table that defines them makes it, is listed
+//! in [`DataType`'s docs](DataType#data-types-of-fixed-name). By kind:
+//!
 //! | Zarr data type | Rust element | bytes per element | endian applies |
 //! |---|---|---|---|
 //! | `bool` | `bool` | 1 (0x00 or 0x01) | no |
@@ -57,9 +60,9 @@
 //! | `r8`, `r16`, … `r{8N}` | `[u8; N]`; [`RawArray`] in [`DynArray::RawBits`] | N, copied as they are | no |
 //! | `int2`, `int4` (extension) | `i8` in [`DynArray::Int2`], [`DynArray::Int4`] | 1: the low bits, sign-extended | no |
 //! | `uint2`, `uint4` (extension) | `u8` in [`DynArray::UInt2`], [`DynArray::UInt4`] | 1: the low bits | no |
-//! | `float8_*` (8 kinds, extension) | [`minifloat::Float8E4M3FN`] and its kin | 1 | no |
+//! | `float8_*` (extension) | [`minifloat::Float8E4M3FN`] and its kin | 1 | no |
 //! | `float6_e2m3fn`, `float6_e3m2fn`, `float4_e2m1fn` (extension) | [`minifloat::Float6E2M3FN`], … | 1: the low bits | no |
-//! | `complex_float8_*` (7 kinds), `complex_float6_*`, `complex_float4_e2m1fn` (extension) | `Complex<minifloat::Float8E4M3>` and its kin | 2: real, then imaginary, a code each (the low bits of the 4- and 6-bit kinds) | no |
+//! | `complex_float8_*`, `complex_float6_*`, `complex_float4_e2m1fn` (extension) | `Complex<minifloat::Float8E4M3>` and its kin | 2: real, then imaginary, a code each (the low bits of the 4- and 6-bit kinds) | no |
 //! | `numpy.datetime64`, `numpy.timedelta64` (extension) | `i64` in [`DynArray::DateTime64`], … | 8 | yes |
 //! | `fixed_length_utf32` (extension) | `String` in [`FixedLength`] | `length_bytes` | yes, per code unit |
 //! | `null_terminated_bytes` (extension) | `Vec<u8>` in [`FixedLength`] | `length_bytes` | no |
