@@ -7,8 +7,9 @@
 //! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
 //! below), `--planes N` (planes of the 3-D layouts, default 4; 3 for an RGB image; each
-//! array is then cut to a whole number of planes of whole 4096-element rows) or `--quick`
-//! (a 4 MiB smoke run).
+//! array is then cut to a whole number of planes of whole 4096-element rows), `--layouts
+//! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout) or
+//! `--quick` (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
 //! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
@@ -33,8 +34,11 @@
 //! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
 //! image, whose contiguous axis is 4 elements long), and `fortran-part` (the first rows of
 //! a Fortran-order array 16 rows taller: a chunk of a taller array, no one memory slice,
-//! whose columns are no multiple of 4 KiB apart). Endian
-//! `n/a` marks one-byte elements and the baselines, which have no byte order.
+//! whose columns are no multiple of 4 KiB apart), and the chunks of arrays twice as long
+//! along each axis (`fortran-chunk`, `3d-swapped-chunk`, `standard-chunk`: see
+//! `arrays::CHUNKS`). Endian `n/a` marks one-byte elements and the baselines, which have no
+//! byte order. A second table sets each chunk row beside the row of the same-shaped whole
+//! array, measured in the same rounds.
 //!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
@@ -48,15 +52,15 @@ mod arrays;
 #[path = "../benches/cold/mod.rs"]
 mod cold;
 
-use arrays::{Arrays, Sink, LAYOUTS};
+use arrays::{Arrays, Sink, CHUNKS, LAYOUTS};
 use cold::Cold;
 
 use ndarray::Array2;
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
-const USAGE: &str =
-    "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--evict-mib M] [--planes N] [--quick]";
+const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
+                     [--evict-mib M] [--planes N] [--quick]";
 
 /// Every element type the table measures, in its order.
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
@@ -72,6 +76,8 @@ struct Options {
     /// Planes of the 3-D layouts.
     planes: usize,
     types: Vec<String>,
+    /// The layouts measured, in [`LAYOUTS`] order.
+    layouts: Vec<&'static str>,
     /// MiB read before each timed run; `None` for twice the largest cache.
     evict_mib: Option<usize>,
 }
@@ -82,6 +88,7 @@ fn parse_args() -> Result<Options, String> {
         size_mib: 64,
         planes: 4,
         types: TYPES.iter().map(|t| t.to_string()).collect(),
+        layouts: LAYOUTS.to_vec(),
         evict_mib: None,
     };
     let mut args = std::env::args().skip(1);
@@ -107,6 +114,22 @@ fn parse_args() -> Result<Options, String> {
                 if let Some(t) = options.types.iter().find(|t| !TYPES.contains(&t.as_str())) {
                     return Err(format!("unknown type {t:?}; known: {}", TYPES.join(", ")));
                 }
+            }
+            "--layouts" => {
+                let list = args.next().ok_or("--layouts needs a value")?;
+                let asked: Vec<&str> = list.split(',').collect();
+                if let Some(l) = asked.iter().find(|l| !LAYOUTS.contains(l)) {
+                    return Err(format!(
+                        "unknown layout {l:?}; known: {}",
+                        LAYOUTS.join(", ")
+                    ));
+                }
+                // A chunk's row is read beside its whole array's.
+                let whole = |l: &&str| CHUNKS.iter().any(|&(c, w)| w == *l && asked.contains(&c));
+                options.layouts = LAYOUTS
+                    .into_iter()
+                    .filter(|l| asked.contains(l) || whole(l))
+                    .collect();
             }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -163,7 +186,7 @@ fn endian_index(endian: Endian) -> usize {
     }
 }
 
-fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
+fn buffers<T: Element>(size: &Size, layouts: &[&str], value: fn(usize) -> T) -> Buffers<T> {
     let n = size.elements(T::SIZE);
     let arrays = Arrays::new(n, size.planes, value);
     let b = Buffers {
@@ -178,7 +201,7 @@ fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
     };
     // Every layout must encode to the same bytes, or the rows would not be comparable.
     for endian in [Endian::Little, Endian::Big] {
-        for layout in LAYOUTS {
+        for &layout in layouts {
             let bytes = b.arrays.view(layout).to_zarr_bytes(endian);
             let expected = &b.encoded[endian_index(endian)];
             if let Some(at) =
@@ -191,7 +214,7 @@ fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
     b
 }
 
-fn cases<T: Element>() -> Vec<Case<T>> {
+fn cases<T: Element>(layouts: &[&'static str]) -> Vec<Case<T>> {
     let mut cases: Vec<Case<T>> = Vec::new();
     let mut add = |path, endian, layout, baseline, run: Run<T>| {
         cases.push(Case {
@@ -246,7 +269,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
         let name = if T::SIZE == 1 { "n/a" } else { e.as_str() };
         let mut add = |path, layout, baseline, run: Run<T>| add(path, name, layout, baseline, run);
 
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "encode_zarr_bytes_into",
                 layout,
@@ -259,7 +282,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 }),
             );
         }
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "decode_zarr_bytes_into",
                 layout,
@@ -292,7 +315,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             }),
         );
 
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "write_zarr_bytes (sink)",
                 layout,
@@ -438,18 +461,20 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
-/// The size of each array: the bytes asked for, and the planes of the 3-D layouts.
-#[derive(Clone, Copy)]
+/// The size of each array: the bytes asked for, and the planes of the 3-D layouts; and
+/// the layouts measured.
+#[derive(Clone)]
 struct Size {
     bytes: usize,
     planes: usize,
+    layouts: Vec<&'static str>,
 }
 
 impl Size {
     /// Elements of `size` bytes per array: the bytes asked for, cut to a whole number of
     /// planes of whole 4096-element rows (no cut for 4 planes and a power-of-two size;
     /// `parse_args` makes sure there is one plane at least).
-    fn elements(self, size: usize) -> usize {
+    fn elements(&self, size: usize) -> usize {
         let n = self.bytes / size;
         n - n % (self.planes * 4096)
     }
@@ -460,14 +485,14 @@ impl Size {
 /// cold caches.
 fn measure<T: Element>(
     ty: &'static str,
-    size: Size,
+    size: &Size,
     runs: usize,
     cold: &Cold,
     value: fn(usize) -> T,
 ) -> Vec<Row> {
-    let mut b = buffers(size, value);
+    let mut b = buffers(size, &size.layouts, value);
     let bytes = b.out.len();
-    let cases = cases::<T>();
+    let cases = cases::<T>(&size.layouts);
     // The untimed first round faults in every page and warms the allocator.
     for case in &cases {
         (case.run)(&mut b);
@@ -525,6 +550,49 @@ fn rate(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.2}")
+    }
+}
+
+/// Each chunk row beside the row of its same-shaped whole array, from the same rounds:
+/// GB/s of both, the chunk's over the whole array's, and the chunk's ratio to memcpy.
+fn chunk_table(rows: &[Row]) {
+    let chunks: Vec<(&Row, &Row)> = rows
+        .iter()
+        .filter_map(|r| {
+            let &(_, whole) = CHUNKS.iter().find(|&&(c, _)| c == r.layout)?;
+            let w = rows
+                .iter()
+                .find(|w| (w.path, w.ty, w.endian, w.layout) == (r.path, r.ty, r.endian, whole))?;
+            Some((r, w))
+        })
+        .collect();
+    if chunks.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Chunks of arrays twice as long along each axis, beside the same-shaped whole arrays:"
+    );
+    println!();
+    println!("| path | type | endian | chunk of | chunk GB/s | whole GB/s | chunk / whole | chunk / memcpy |");
+    println!("|---|---|---|---|---:|---:|---:|---:|");
+    for (c, w) in chunks {
+        // A whole array written straight from its memory measures a call, not a path.
+        let against = if w.ratio < 10.0 {
+            format!("{:.2}", c.gbps / w.gbps)
+        } else {
+            "n/a".into()
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {against} | {} |",
+            c.path,
+            c.ty,
+            c.endian,
+            w.layout,
+            rate(c.gbps),
+            rate(w.gbps),
+            rate(c.ratio)
+        );
     }
 }
 
@@ -700,7 +768,9 @@ fn main() -> ExitCode {
     let size = Size {
         bytes,
         planes: options.planes,
+        layouts: options.layouts.clone(),
     };
+    let size = &size;
     let table = || {
         let mut rows = Vec::new();
         for ty in types {
@@ -734,7 +804,7 @@ fn main() -> ExitCode {
     let parallel = || ();
     println!("| path | type | endian | layout | GB/s | ratio | baseline |");
     println!("|---|---|---|---|---:|---:|---|");
-    for r in rows {
+    for r in &rows {
         println!(
             "| {} | {} | {} | {} | {} | {} | {} |",
             r.path,
@@ -746,6 +816,7 @@ fn main() -> ExitCode {
             r.baseline
         );
     }
+    chunk_table(&rows);
     parallel();
     ExitCode::SUCCESS
 }
