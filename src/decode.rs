@@ -6,7 +6,7 @@ use ndarray::{
     Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn,
 };
 
-use crate::layout::{self, Block, Visitor};
+use crate::layout::{self, Block, ColumnsMut, Lanes, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -508,12 +508,13 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     tile
 }
 
-impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+impl<A: Element> Decoder<'_, A> {
+    /// Convert block `b` into `memory`.
+    fn convert<M: ColumnsMut<A> + ?Sized>(&mut self, memory: &mut M, b: Block) {
         if self.invalid {
             return;
         }
-        if b.col_step == 1 {
+        if let (1, Some(memory)) = (b.col_step, memory.whole_mut()) {
             for r in 0..b.rows {
                 self.read(
                     b.stream_row(r),
@@ -542,6 +543,16 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             let tile = staged(self.bytes, &b, &mut self.scratch, read);
             A::scatter(tile, &b, memory, self.endian);
         }
+    }
+}
+
+impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
+    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+        self.convert(&mut **memory, b)
+    }
+
+    fn lanes(&mut self, lanes: &mut [&'a mut [A]], b: Block) {
+        self.convert(&mut Lanes(lanes), b)
     }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
@@ -581,6 +592,18 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
 
     fn tile(&self) -> layout::Tile {
         layout::scatter_tile::<A>()
+    }
+
+    fn row_moves(&self) -> layout::RowMoves {
+        let copied = A::is_verbatim(self.endian) && !A::FROM_BYTES;
+        layout::RowMoves {
+            piece: if copied {
+                usize::MAX
+            } else {
+                layout::ROW_PIECE_BYTES / A::SIZE
+            },
+            ask: !copied,
+        }
     }
 
     fn stream(&self) -> usize {

@@ -5,7 +5,9 @@ use std::io::{self, Write};
 use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, IxDyn};
 
 use crate::element::sealed::Convert;
-use crate::layout::{self, Block, Strided, Visitor};
+use std::marker::PhantomData;
+
+use crate::layout::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -368,10 +370,11 @@ fn gathered<P: Element>(
     }
 }
 
-impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+impl<A: Element> Encoder<'_, A> {
+    /// Convert block `b` of `memory`.
+    fn convert<M: Columns<A> + ?Sized>(&mut self, memory: &M, b: Block) {
         let n = b.cols * A::SIZE;
-        if b.col_step == 1 {
+        if let (1, Some(memory)) = (b.col_step, memory.whole()) {
             for r in 0..b.rows {
                 let at = b.stream_row(r) * A::SIZE;
                 A::write(
@@ -385,13 +388,24 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         if A::SIZE == 1 {
             // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
             // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
-            let bytes: &[u8] = bytemuck::cast_slice(memory);
-            let gather = |tile: &mut [u8]| <u8 as Convert>::gather(bytes, &b, tile, Endian::NATIVE);
+            let bytes = Bytes(memory, PhantomData);
+            let gather =
+                |tile: &mut [u8]| <u8 as Convert>::gather(&bytes, &b, tile, Endian::NATIVE);
             return gathered(&mut self.scratch.bytes, &b, self.out, gather);
         }
         // Converted while gathered, so the rows are plain copies.
         let gather = |tile: &mut [A]| A::gather(memory, &b, tile, self.endian);
         gathered(&mut self.scratch.elements, &b, self.out, gather);
+    }
+}
+
+impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
+    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+        self.convert(*memory, b)
+    }
+
+    fn lanes(&mut self, lanes: &mut [&'a [A]], b: Block) {
+        self.convert(&Lanes(lanes), b)
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
@@ -431,6 +445,18 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
 
     fn tile(&self) -> layout::Tile {
         layout::tile::<A>()
+    }
+
+    fn row_moves(&self) -> layout::RowMoves {
+        let copied = A::is_verbatim(self.endian);
+        layout::RowMoves {
+            piece: if copied {
+                usize::MAX
+            } else {
+                layout::ROW_PIECE_BYTES / A::SIZE
+            },
+            ask: true,
+        }
     }
 
     fn stream(&self) -> usize {

@@ -28,12 +28,15 @@ mod gather;
 pub(crate) mod kernels;
 mod plan;
 
-pub(crate) use gather::{gather, prefetch, prefetch_lane, request_line, scatter, ROWS_AHEAD};
+pub(crate) use gather::{
+    gather, prefetch, prefetch_lane, request_line, scatter, Bytes, Columns, ColumnsMut, Lanes,
+    ROWS_AHEAD,
+};
 #[cfg(feature = "rayon")]
 pub(crate) use plan::reordered_parts;
 pub(crate) use plan::{
     lanes, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, to_memory_order, walk,
-    walk_placed, windows, Block, Origin, Strided, Tile, Visitor,
+    walk_placed, windows, Block, Origin, RowMoves, Strided, Tile, Visitor, ROW_PIECE_BYTES,
 };
 
 /// Bytes of a cache line.

@@ -29,6 +29,16 @@ pub(crate) trait View: Split {
     fn into_memory(self) -> Result<Self::Memory, Self>;
     /// The byte address of `memory`'s first element.
     fn address(memory: &Self::Memory) -> usize;
+    /// Ask for elements `start..start + len` of `memory` ([`prefetch`](super::prefetch)), to
+    /// write when the traversal writes.
+    fn request(memory: &Self::Memory, start: usize, len: usize);
+    /// The view at each index of axis 0, in order.
+    fn outer(self) -> impl Iterator<Item = Self>;
+    /// The lanes along axis `along` of a view of two axes, one per index of the other axis,
+    /// in order: each as its memory slice, or `None` when it is none.
+    fn lanes(self, along: usize) -> impl Iterator<Item = Option<Self::Memory>>;
+    /// The view with its axes in `order`.
+    fn permuted(self, order: &[usize]) -> Self;
 }
 
 /// Where the elements of an array sit in one memory slice (shape, strides, the index of the
@@ -149,6 +159,22 @@ impl<'a, A> View for ArrayView<'a, A, IxDyn> {
     fn address(memory: &&'a [A]) -> usize {
         memory.as_ptr() as usize
     }
+    fn request(memory: &&'a [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, false);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter()
+    }
+    fn lanes(self, along: usize) -> impl Iterator<Item = Option<&'a [A]>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter(Axis(1 - along))
+            .map(|lane| lane.to_slice_memory_order())
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
+    }
 }
 
 impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
@@ -177,6 +203,22 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     }
     fn address(memory: &&'a mut [A]) -> usize {
         memory.as_ptr() as usize
+    }
+    fn request(memory: &&'a mut [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, true);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter_mut()
+    }
+    fn lanes(self, along: usize) -> impl Iterator<Item = Option<&'a mut [A]>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter_mut(Axis(1 - along))
+            .map(|lane| lane.into_slice_memory_order())
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
     }
 }
 
@@ -314,6 +356,9 @@ impl Block {
 pub(crate) trait Visitor<V: View> {
     /// Convert one block (positions in elements: memory slice, C-order stream).
     fn block(&mut self, memory: &mut V::Memory, block: Block);
+    /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
+    /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
+    fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
     /// Convert a block of [`REORDERED_BYTES`] at most of a view whose elements are not one
@@ -324,6 +369,8 @@ pub(crate) trait Visitor<V: View> {
     fn in_memory_order(&mut self, view: V, stream: &[usize], out: usize);
     /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
+    /// How the rows of a part move ([`lane_rows`]).
+    fn row_moves(&self) -> RowMoves;
     /// The byte address of stream position 0.
     fn stream(&self) -> usize;
 }
@@ -412,6 +459,10 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         visitor.strided(view, out);
         return;
     }
+    let mut view = match part(view, out, visitor) {
+        Ok(()) => return,
+        Err(view) => view,
+    };
     if let Some(strided) = strided.filter(|_| reorders(view.shape(), view.strides())) {
         // Not one block of memory, and its rows do not run along memory (a part of an
         // array in Fortran order, or permuted): split along axis 0 down to its rows, it
@@ -433,6 +484,214 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         let (first, rest) = view.split_at(1);
         walk(first.into_first(), out + i * inner, visitor);
         view = rest;
+    }
+}
+
+/// Visit every element of `view`, of two axes or more and no one memory slice (a part of a
+/// bigger array), straight from its memory: through its lanes along the axis closest in
+/// memory, which are memory slices when that axis steps by one element (`Err(view)` when
+/// it does not). Lanes that hold the last axis, with the axes that continue them in memory,
+/// are each one slice placed in the stream ([`lane_rows`] for rows of one axis); other
+/// views move in tiles whose columns are lanes ([`lane_tiles`]).
+fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<(), V> {
+    let (shape, strides) = (view.shape(), view.strides());
+    let ndim = shape.len();
+    let long = |k: &usize| shape[*k] > 1;
+    let closest = (0..ndim)
+        .filter(|k| long(k) && strides[*k] != 0)
+        .min_by_key(|&k| strides[k].unsigned_abs());
+    let (Some(p), Some(last)) = (closest, last_long_axis(shape)) else {
+        return Err(view);
+    };
+    if ndim > MAX_AXES || shape.contains(&0) || strides[p].unsigned_abs() != 1 {
+        return Err(view);
+    }
+    // The axes that continue the lanes in memory: one slice with them.
+    let mut kept = [false; MAX_AXES];
+    kept[p] = true;
+    let mut run = shape[p];
+    while let Some(k) =
+        (0..ndim).find(|&k| long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
+    {
+        kept[k] = true;
+        run *= shape[k];
+    }
+    let rows = kept[last];
+    if !rows {
+        kept = [false; MAX_AXES];
+        kept[p] = true;
+        kept[last] = true;
+    }
+    // The other axes first (those of one index before all), then the kept ones.
+    let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
+    order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
+    let fixed = order.len();
+    order.extend((0..ndim).filter(|k| kept[*k]));
+    let mut stream = vec![0; ndim];
+    let mut step = 1;
+    for k in (0..ndim).rev() {
+        stream[k] = step;
+        step *= shape[k];
+    }
+    let stream: Vec<usize> = order.iter().map(|&k| stream[k]).collect();
+    let view = view.permuted(&order);
+    let (outer, inner) = stream.split_at(fixed);
+    match (rows, inner) {
+        // Rows of one axis: the innermost other axis and the rows, two at a time.
+        (true, &[_]) => fixing(view, &outer[..fixed - 1], out, &mut |rows, at| {
+            lane_rows(rows, outer[fixed - 1], at, visitor)
+        }),
+        (true, _) => fixing(view, outer, out, &mut |lane, at| {
+            let strided = Strided::of(lane.shape(), lane.strides());
+            match (strided, lane.into_memory()) {
+                (Some(s), Ok(memory)) => planned(memory, &s.with_stream(inner), at, visitor),
+                _ => unreachable!("a lane holds the axes that continue it in memory"),
+            }
+        }),
+        (false, _) => {
+            let mut table = Vec::with_capacity(visitor.tile().cols);
+            fixing(view, outer, out, &mut |plane, at| {
+                lane_tiles(plane, inner[0], at, visitor, &mut table)
+            })
+        }
+    }
+    Ok(())
+}
+
+/// Call `f` with the view at each index of the leading axes of `view` whose stream strides
+/// are `stream`, and its stream position, from `out`.
+fn fixing<V: View>(view: V, stream: &[usize], out: usize, f: &mut impl FnMut(V, usize)) {
+    match stream.split_first() {
+        None => f(view, out),
+        Some((&step, rest)) => {
+            for (i, sub) in view.outer().enumerate() {
+                fixing(sub, rest, out + i * step, f);
+            }
+        }
+    }
+}
+
+/// How far ahead of its conversion the memory of the rows of a part is asked for, in bytes:
+/// the rows are runs spread over many pages, which the hardware does not follow.
+const ROW_BYTES_AHEAD: usize = 16 * 1024;
+
+/// Bytes of the pieces of a part's row that converts, rather than copies, its elements
+/// ([`RowMoves::piece`]).
+pub(crate) const ROW_PIECE_BYTES: usize = 1024;
+
+/// How a visitor moves the rows of a part ([`lane_rows`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMoves {
+    /// Elements of a row converted at once, between the requests for the rows ahead: whole
+    /// rows where the conversion is a plain copy, which copies long runs fastest; else
+    /// [`ROW_PIECE_BYTES`], so that the requests keep pace.
+    pub piece: usize,
+    /// Whether the rows ahead are asked for: not when whole rows are copied into, as a
+    /// request to write would read lines that the copy overwrites whole.
+    pub ask: bool,
+}
+
+/// Visit the rows of `rows`, of two axes whose rows are memory slices, in pieces of a row,
+/// asking for the memory [`ROW_BYTES_AHEAD`] ahead as it goes; `stream`: the stream stride
+/// of its first axis.
+fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor: &mut T) {
+    const HELD: usize = 16;
+    let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
+    let size = visitor.tile().size;
+    let moves = visitor.row_moves();
+    let piece = moves.piece.clamp(1, cols);
+    let reach = (ROW_BYTES_AHEAD / size).min(cols * (HELD - 1));
+    let mut lanes = rows
+        .lanes(1)
+        .map(|lane| lane.unwrap_or_else(|| unreachable!("rows along a unit stride are slices")));
+    // The rows ahead, which the requests reach into.
+    let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
+    // Elements of the rows, as one run, asked for so far.
+    let mut requested = 0;
+    for r in 0.. {
+        let Some(mut lane) = std::mem::replace(&mut ahead[r % HELD], lanes.next()) else {
+            return;
+        };
+        for x in (0..cols).step_by(piece) {
+            let n = piece.min(cols - x);
+            let target = r * cols + x + n + reach;
+            while moves.ask && requested < target {
+                let (j, at) = (requested / cols, requested % cols);
+                let len = (cols - at).min(target - requested);
+                let first = if col_step < 0 { cols - at - len } else { at };
+                match &ahead[j % HELD] {
+                    _ if j == r => V::request(&lane, first, len),
+                    Some(row) => V::request(row, first, len),
+                    None => {}
+                }
+                requested += len;
+            }
+            let block = Block {
+                start: if col_step < 0 { cols - 1 - x } else { x },
+                rows: 1,
+                row_step: 0,
+                cols: n,
+                col_step: col_step.signum(),
+                out: out + r * stream + x,
+                out_row: 0,
+                pitch: n,
+            };
+            visitor.block(&mut lane, block);
+        }
+    }
+}
+
+/// Visit `plane`, of two axes (the one closest in memory, stepping by one element, and the
+/// last), in the tiles of [`plan`], whose columns are the plane's lanes, from stream
+/// position `out`; `stream`: the stream stride of its first axis. `table` holds the slices
+/// of a strip of lanes, the tiles down the strip reading from them ([`Visitor::lanes`]):
+/// the only memory beyond the tile's scratch buffer.
+fn lane_tiles<V: View, T: Visitor<V>>(
+    plane: V,
+    stream: usize,
+    out: usize,
+    visitor: &mut T,
+    table: &mut Vec<V::Memory>,
+) {
+    let tile = visitor.tile();
+    let (rows, cols) = (plane.shape()[0], plane.shape()[1]);
+    let (row_step, col_step) = (plane.strides()[0], plane.strides()[1]);
+    let size = tile.size;
+    let width = if rows < tile.rows {
+        tile.short_cols
+    } else {
+        tile.cols
+    };
+    // Columns start on lines of the stream, rows on lines of memory.
+    let strips = lead(
+        visitor.stream().wrapping_add(out * size),
+        size,
+        stream as isize,
+    );
+    let mut bands = None;
+    let mut lanes = plane
+        .lanes(0)
+        .map(|lane| lane.unwrap_or_else(|| unreachable!("lanes along a unit stride are slices")));
+    for (c0, w) in cuts(cols, width, strips, size) {
+        table.clear();
+        table.extend(lanes.by_ref().take(w));
+        if c0 == 0 {
+            let first = V::address(&table[0]);
+            bands = lead(first, size, col_step).filter(|_| row_step == 1);
+        }
+        for (r0, height) in cuts(rows, tile.rows, bands, size) {
+            let block = Block {
+                start: if row_step < 0 { rows - 1 - r0 } else { r0 },
+                rows: height,
+                row_step,
+                cols: w,
+                col_step,
+                out: out + r0 * stream + c0,
+                out_row: stream,
+                pitch: if height > 1 { tile.pitch } else { w },
+            };
+            visitor.lanes(table, block);
+        }
     }
 }
 
