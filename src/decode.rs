@@ -3,7 +3,8 @@
 use std::io::{self, Read};
 
 use ndarray::{
-    Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn,
+    Array, ArrayBase, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, DataMut, Dimension,
+    IntoDimension, IxDyn, Slice,
 };
 
 use crate::layout::{self, Block, ColumnsMut, Lanes, Visitor};
@@ -328,8 +329,8 @@ fn decode_parallel<A: Element>(
             decode_part(part, stream, out, bytes, endian)
         })
     } else {
-        // Not one memory slice: in parts of whole blocks where the traversal moves it
-        // through memory order, else on one thread.
+        // Not one memory slice: in parts of whole blocks where the traversal moves it in
+        // tiles of its lanes, else on one thread.
         match layout::reordered_parts(view, A::SIZE) {
             Ok((parts, per)) => {
                 crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
@@ -417,8 +418,9 @@ struct Decoder<'b, A> {
     encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
-    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
-    reordered: Vec<A>,
+    /// Tiles of lanes that step through memory, copied out column by column
+    /// ([`Visitor::stepped`]).
+    stepped: Vec<A>,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -429,7 +431,7 @@ impl<'b, A: Element> Decoder<'b, A> {
             scratch: Vec::new(),
             encoded: Vec::new(),
             invalid: false,
-            reordered: Vec::new(),
+            stepped: Vec::new(),
         }
     }
 
@@ -448,41 +450,6 @@ impl<'b, A: Element> Decoder<'b, A> {
             check_invalid::<A>(self.bytes, 0)?;
         }
         Ok(())
-    }
-}
-
-/// Fill `view` from `buffer` in C order, one lane of its last axis at a time (in memory
-/// order, for a view permuted by [`layout::to_memory_order`]), asking for the memory of the
-/// lanes ahead as it goes; `buffer` holds its elements.
-fn fill_lanes<A: Copy>(view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
-    let mut rest = match layout::lanes(view) {
-        Ok(view) => view,
-        Err(mut view) => {
-            let per = view.len() / view.len_of(Axis(0)).max(1);
-            let parts = buffer.chunks_exact(per.max(1));
-            return view
-                .outer_iter_mut()
-                .zip(parts)
-                .for_each(|(v, part)| fill_lanes(v, part));
-        }
-    };
-    let mut runs = buffer.chunks_exact(rest.ncols().max(1));
-    // A group of lanes at a time, asking for the memory of the next group as it goes: the
-    // lanes of a part of a bigger array are runs spread over many pages, which the
-    // hardware does not prefetch.
-    while rest.nrows() > 0 {
-        let take = layout::ROWS_AHEAD.min(rest.nrows());
-        let (mut group, next) = rest.split_at(Axis(0), take);
-        for lane in next.rows().into_iter().take(layout::ROWS_AHEAD) {
-            layout::prefetch_lane(lane, true);
-        }
-        for (mut lane, run) in group.rows_mut().into_iter().zip(&mut runs) {
-            match lane.as_slice_mut() {
-                Some(slots) => slots.copy_from_slice(run),
-                None => lane.assign(&ArrayView1::from(run)),
-            }
-        }
-        rest = next;
     }
 }
 
@@ -555,6 +522,27 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         self.convert(&mut Lanes(lanes), b)
     }
 
+    fn stepped(&mut self, lanes: &mut [ArrayViewMut1<'a, A>], b: Block) {
+        let mut band = std::mem::take(&mut self.stepped);
+        layout::grow(&mut band, b.rows * b.cols);
+        let tiles = &mut band[..b.rows * b.cols];
+        for tile in b.staged_bands(layout::scatter_tile::<A>()) {
+            self.convert(&mut *tiles, tile);
+        }
+        if !self.invalid {
+            let rows = Slice::from(b.start..b.start + b.rows);
+            for (c, run) in tiles.chunks_exact(b.rows).enumerate() {
+                if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
+                    layout::prefetch_lane(next.slice_axis(Axis(0), rows), true);
+                }
+                lanes[c]
+                    .slice_axis_mut(Axis(0), rows)
+                    .assign(&ArrayView1::from(run));
+            }
+        }
+        self.stepped = band;
+    }
+
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.resize(layout::scatter_tile::<A>().len(), A::zeroed());
@@ -571,23 +559,6 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             at += len;
         }
         self.scratch = scratch;
-    }
-
-    fn in_memory_order(&mut self, view: ArrayViewMut<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let (view, back) = layout::to_memory_order(view);
-        let mut buffer = std::mem::take(&mut self.reordered);
-        let n = view.len();
-        if buffer.len() < n {
-            buffer.resize(n, A::zeroed());
-        }
-        let reordered = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
-            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(back.as_slice());
-        layout::walk_placed(reordered, stream, out, self);
-        if !self.invalid {
-            fill_lanes(view, &buffer[..n]);
-        }
-        self.reordered = buffer;
     }
 
     fn tile(&self) -> layout::Tile {

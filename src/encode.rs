@@ -2,7 +2,9 @@
 
 use std::io::{self, Write};
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, IxDyn};
+use ndarray::{
+    ArrayBase, ArrayView, ArrayView1, ArrayViewMut1, Axis, Data, Dimension, IxDyn, Slice,
+};
 
 use crate::element::sealed::Convert;
 use std::marker::PhantomData;
@@ -32,8 +34,8 @@ pub const WRITE_BUFFER_SIZE: usize = 256 * 1024;
 /// the stream holds each plane whole, so every window reads memory across all planes.
 ///
 /// A part of a bigger array in such a layout (a chunk of an array in Fortran order: no one
-/// memory slice) is written through a buffer of this size too, each window copied in its
-/// memory order before it moves in tiles.
+/// memory slice) is written through a buffer of this size too, its windows moving in tiles
+/// straight from its memory.
 pub const TILED_WRITE_BUFFER_SIZE: usize = 4 * 1024 * 1024;
 
 /// Encode an array with the `bytes` codec.
@@ -148,7 +150,7 @@ where
         let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
         let per_window = match &one_slice {
             Some((strided, _)) => write_window::<A>(Some(strided)),
-            // Moved through memory order in blocks as deep as the window is.
+            // Moved in tiles of its lanes, as deep as the window is.
             None if layout::reorders(view.shape(), view.strides()) => {
                 (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
             }
@@ -241,8 +243,8 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         }
         // Windows that would cut the tiles: on one thread.
         Some(_) => encode_sequential(view, endian, out),
-        // Not one memory slice: in parts of whole blocks where the traversal moves it
-        // through memory order, else on one thread.
+        // Not one memory slice: in parts of whole blocks where the traversal moves it in
+        // tiles of its lanes, else on one thread.
         None => match layout::reordered_parts(view, A::SIZE) {
             Ok((parts, per)) => {
                 parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
@@ -287,8 +289,9 @@ struct Scratch<A> {
     elements: Vec<A>,
     /// Tiles of 1-byte elements, gathered as the bytes they are.
     bytes: Vec<u8>,
-    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
-    reordered: Vec<A>,
+    /// Tiles of lanes that step through memory, copied in column by column
+    /// ([`Visitor::stepped`]).
+    stepped: Vec<A>,
 }
 
 impl<A> Default for Scratch<A> {
@@ -296,40 +299,7 @@ impl<A> Default for Scratch<A> {
         Scratch {
             elements: Vec::new(),
             bytes: Vec::new(),
-            reordered: Vec::new(),
-        }
-    }
-}
-
-/// Copy the elements of `view` into `buffer`, of as many elements, in C order, one lane of
-/// its last axis at a time (in memory order, for a view permuted by
-/// [`layout::to_memory_order`]), asking for the memory of the lanes [`layout::ROWS_AHEAD`]
-/// ahead as it goes: the lanes of a part of a bigger array are runs spread over many
-/// pages, which the hardware does not prefetch. Decoding's `fill_lanes` is the way
-/// back.
-fn copy_lanes<A: Copy>(view: ArrayView<'_, A, IxDyn>, buffer: &mut [A]) {
-    let view = match layout::lanes(view) {
-        Ok(view) => view,
-        Err(view) => {
-            let per = view.len() / view.len_of(Axis(0)).max(1);
-            let parts = buffer.chunks_exact_mut(per.max(1));
-            return view
-                .outer_iter()
-                .zip(parts)
-                .for_each(|(v, part)| copy_lanes(v, part));
-        }
-    };
-    let mut ahead = view.rows().into_iter().skip(layout::ROWS_AHEAD);
-    let runs = buffer.chunks_exact_mut(view.ncols().max(1));
-    for (lane, run) in view.rows().into_iter().zip(runs) {
-        if let Some(next) = ahead.next() {
-            layout::prefetch_lane(next, false);
-        }
-        match lane.to_slice() {
-            Some(slice) => run.copy_from_slice(slice),
-            // A loop of `assign`, which steps through memory: an iterator of the lane's
-            // elements pushed one at a time went at 0.6 of its speed.
-            None => ArrayViewMut1::from(run).assign(&lane),
+            stepped: Vec::new(),
         }
     }
 }
@@ -408,6 +378,23 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         self.convert(&Lanes(lanes), b)
     }
 
+    fn stepped(&mut self, lanes: &mut [ArrayView1<'a, A>], b: Block) {
+        let mut band = std::mem::take(&mut self.scratch.stepped);
+        layout::grow(&mut band, b.rows * b.cols);
+        let tiles = &mut band[..b.rows * b.cols];
+        let rows = Slice::from(b.start..b.start + b.rows);
+        for (c, run) in tiles.chunks_exact_mut(b.rows).enumerate() {
+            if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
+                layout::prefetch_lane(next.slice_axis(Axis(0), rows), false);
+            }
+            ArrayViewMut1::from(run).assign(&lanes[c].slice_axis(Axis(0), rows));
+        }
+        for tile in b.staged_bands(layout::tile::<A>()) {
+            self.convert(&*tiles, tile);
+        }
+        self.scratch.stepped = band;
+    }
+
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
         let scratch = &mut self.scratch.elements;
         scratch.resize(layout::tile::<A>().len(), A::zeroed());
@@ -426,21 +413,6 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             A::write(&scratch[..len], self.endian, &mut self.out[at..at + n]);
             at += n;
         }
-    }
-
-    fn in_memory_order(&mut self, view: ArrayView<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let (view, back) = layout::to_memory_order(view);
-        let mut buffer = std::mem::take(&mut self.scratch.reordered);
-        let n = view.len();
-        if buffer.len() < n {
-            buffer.resize(n, A::zeroed());
-        }
-        copy_lanes(view.view(), &mut buffer[..n]);
-        let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..n])
-            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(back.as_slice());
-        layout::walk_placed(reordered, stream, out, self);
-        self.scratch.reordered = buffer;
     }
 
     fn tile(&self) -> layout::Tile {
