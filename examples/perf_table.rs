@@ -650,6 +650,104 @@ fn fortran_paths<T: Element + Send + Sync>(
     paths
 }
 
+/// A chunk layout's whole array and where its chunk (1, 1) starts along the last two axes.
+#[cfg(feature = "rayon")]
+enum Big<T> {
+    Two(Array2<T>, (usize, usize)),
+    Three(ndarray::Array3<T>, (usize, usize)),
+}
+
+#[cfg(feature = "rayon")]
+impl<T> Big<T> {
+    /// The chunk, in its logical axis order.
+    fn chunk(&mut self) -> ndarray::ArrayViewMutD<'_, T> {
+        use ndarray::s;
+        match self {
+            Big::Two(a, (r, c)) => a.slice_mut(s![*r.., *c..]).into_dyn(),
+            Big::Three(a, (r, c)) => a
+                .view_mut()
+                .permuted_axes([0, 2, 1])
+                .slice_move(s![.., *r.., *c..])
+                .into_dyn(),
+        }
+    }
+}
+
+/// Encoding and decoding the chunk layouts of `T` (big endian): each chunk (1, 1) of an
+/// array twice as long along its last two axes ([`arrays::CHUNKS`]), the one array of a
+/// layout shared by both paths.
+#[cfg(feature = "rayon")]
+fn chunk_paths<T: Element + Send + Sync>(
+    ty: &'static str,
+    bytes: usize,
+    value: fn(usize) -> T,
+) -> Vec<Path<'static>> {
+    use ndarray::{Array3, ShapeBuilder};
+    use std::sync::{Arc, Mutex};
+
+    let n = bytes / T::SIZE;
+    let (rows, cols) = arrays::shape2(n);
+    let (d0, d1, d2) = arrays::shape3(n, 4);
+    let two = |i: usize, j: usize| value(i % rows * cols + j % cols);
+    let bigs = [
+        (
+            "fortran-chunk",
+            Big::Two(
+                Array2::from_shape_fn((2 * rows, 2 * cols).f(), |(i, j)| two(i, j)),
+                (rows, cols),
+            ),
+        ),
+        (
+            "3d-swapped-chunk",
+            Big::Three(
+                Array3::from_shape_fn((d0, 2 * d2, 2 * d1), |(a, k, j)| {
+                    value((a * d1 + j % d1) * d2 + k % d2)
+                }),
+                (d1, d2),
+            ),
+        ),
+        (
+            "standard-chunk",
+            Big::Two(
+                Array2::from_shape_fn((2 * rows, 2 * cols), |(i, j)| two(i, j)),
+                (rows, cols),
+            ),
+        ),
+    ];
+    let mut paths: Vec<Path<'static>> = Vec::new();
+    for (layout, big) in bigs {
+        let big = Arc::new(Mutex::new(big));
+        let encoded = big.lock().unwrap().chunk().to_zarr_bytes(Endian::Big);
+        let mut out = vec![0u8; encoded.len()];
+        let shared = Arc::clone(&big);
+        paths.push((
+            "encode_zarr_bytes_into",
+            ty,
+            layout,
+            Box::new(move || {
+                let mut big = shared.lock().unwrap();
+                let view = big.chunk();
+                drop(black_box(
+                    view.view().encode_zarr_bytes_into(Endian::Big, &mut out),
+                ))
+            }),
+        ));
+        paths.push((
+            "decode_zarr_bytes_into",
+            ty,
+            layout,
+            Box::new(move || {
+                let mut big = big.lock().unwrap();
+                let mut view = big.chunk();
+                drop(black_box(
+                    view.decode_zarr_bytes_into(&encoded, Endian::Big),
+                ))
+            }),
+        ));
+    }
+    paths
+}
+
 /// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
 /// alternating in the same rounds as a memcpy into a preallocated buffer (on the calling
 /// thread), each timed run from cold caches, with the speedup and the pool's ratio to that
@@ -672,7 +770,7 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
         copy.copy_from_slice(black_box(&big));
         black_box(&mut copy);
     };
-    let mut paths: Vec<Path> = vec![
+    let paths: Vec<Path> = vec![
         (
             "to_zarr_bytes",
             "f64",
@@ -702,11 +800,23 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             }),
         ),
     ];
-    paths.extend(fortran_paths("f64", bytes, |i| i as f64));
-    paths.extend(fortran_paths("f32", bytes, |i| i as f32 * 0.25 - 1e3));
-    paths.extend(fortran_paths("u16", bytes, |i| i as u16));
-    paths.extend(fortran_paths("u8", bytes, |i| (i % 251) as u8));
-    paths.extend(fortran_paths("bool", bytes, |i| i % 3 == 0));
+    // The paths of each type, built when their turn comes: the chunks' arrays are big.
+    fn of<T: Element + Send + Sync>(
+        ty: &'static str,
+        bytes: usize,
+        value: fn(usize) -> T,
+    ) -> Vec<Path<'static>> {
+        let mut paths = fortran_paths(ty, bytes, value);
+        paths.extend(chunk_paths(ty, bytes, value));
+        paths
+    }
+    let groups: [&dyn Fn() -> Vec<Path<'static>>; 5] = [
+        &|| of("f64", bytes, |i| i as f64),
+        &|| of("f32", bytes, |i| i as f32 * 0.25 - 1e3),
+        &|| of("u16", bytes, |i| i as u16),
+        &|| of("u8", bytes, |i| (i % 251) as u8),
+        &|| of("bool", bytes, |i| i % 3 == 0),
+    ];
     println!();
     println!(
         "Parallel conversion (feature `rayon`), big endian, {} threads vs 1; ratio: the \
@@ -716,12 +826,12 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
     println!();
     println!("| path | type | layout | 1 thread GB/s | pool GB/s | speedup | pool ratio |");
     println!("|---|---|---|---:|---:|---:|---:|");
-    for (path, ty, layout, run) in paths.iter_mut() {
+    let mut row = |(path, ty, layout, mut run): Path| {
         let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             baseline.push(cold.time(&mut memcpy));
-            single.push(cold.time(|| one.install(&mut *run)));
-            pool.push(cold.time(&mut *run));
+            single.push(cold.time(|| one.install(&mut run)));
+            pool.push(cold.time(&mut run));
         }
         let gbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
         let (s, p) = (gbps(median(single)), gbps(median(pool)));
@@ -733,6 +843,10 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             p / s,
             p / m
         );
+    };
+    paths.into_iter().for_each(&mut row);
+    for group in groups {
+        group().into_iter().for_each(&mut row);
     }
 }
 

@@ -329,9 +329,10 @@ fn decode_parallel<A: Element>(
             decode_part(part, stream, out, bytes, endian)
         })
     } else {
-        // Not one memory slice: in parts of whole blocks where the traversal moves it in
-        // tiles of its lanes, else on one thread.
-        match layout::reordered_parts(view, A::SIZE) {
+        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
+        // the traversal moves it in tiles of its lanes.
+        let least = crate::parallel::per_task::<A>(view.len());
+        match layout::parts(view, A::SIZE, least) {
             Ok((parts, per)) => {
                 crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
                     decode_sequential(part, piece, endian).is_ok()

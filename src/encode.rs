@@ -243,9 +243,9 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         }
         // Windows that would cut the tiles: on one thread.
         Some(_) => encode_sequential(view, endian, out),
-        // Not one memory slice: in parts of whole blocks where the traversal moves it in
-        // tiles of its lanes, else on one thread.
-        None => match layout::reordered_parts(view, A::SIZE) {
+        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
+        // the traversal moves it in tiles of its lanes.
+        None => match layout::parts(view, A::SIZE, parallel::per_task::<A>(out.len() / A::SIZE)) {
             Ok((parts, per)) => {
                 parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
                     encode_sequential(part, endian, piece);

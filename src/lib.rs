@@ -117,8 +117,9 @@
 //!   thread pool when it has more than one thread: standard layouts in equal parts,
 //!   encoding of other layouts in windows of the byte stream, decoding into other layouts
 //!   in parts of the array's memory, four per thread, and parts of bigger arrays that are
-//!   no one memory slice (a chunk of an array in Fortran order) in runs of the stream one
-//!   4 MiB block deep. The bytes and elements are the same
+//!   no one memory slice (a chunk) in runs of the stream: one 4 MiB block deep for chunks
+//!   that move in tiles (of an array in Fortran order), four per thread for chunks of
+//!   C-order arrays. The bytes and elements are the same
 //!   as on one thread, and so is the first invalid `bool` byte reported. On 2 vCPUs,
 //!   64 MiB `to_zarr_bytes` and `from_zarr_bytes` run 1.5× faster (page faults on fresh
 //!   memory parallelise); a copy between existing buffers is bound by memory bandwidth

@@ -34,7 +34,7 @@ pub(crate) use gather::{
     ROWS_AHEAD,
 };
 #[cfg(feature = "rayon")]
-pub(crate) use plan::reordered_parts;
+pub(crate) use plan::parts;
 pub(crate) use plan::{
     plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, walk, windows, Block, Origin,
     RowMoves, Strided, Tile, Visitor, ROW_PIECE_BYTES,

@@ -781,6 +781,36 @@ pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>,
     Ok((parts, per))
 }
 
+/// The parts of a view of `size`-byte elements, no one memory slice, for the thread pool:
+/// those of [`reordered_parts`] for a view that moves in tiles of its lanes; else (rows
+/// that are lanes) the view cut along its first axis longer than 1 into pieces of `least`
+/// elements at least, each a run of the stream, every one `per` stream positions long but
+/// the last. The view back when there would be one piece only.
+#[cfg(feature = "rayon")]
+pub(crate) fn parts<V: Split>(view: V, size: usize, least: usize) -> Result<(Vec<V>, usize), V> {
+    let view = match reordered_parts(view, size) {
+        Err(view) if !reorders(view.shape(), view.strides()) => view,
+        cut => return cut,
+    };
+    let shape = view.shape();
+    let Some(axis) = shape.iter().position(|&len| len > 1) else {
+        return Err(view);
+    };
+    let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
+    let depth = least.div_ceil(inner.max(1)).max(1);
+    if depth >= len {
+        return Err(view);
+    }
+    let mut parts = Vec::with_capacity(len.div_ceil(depth));
+    let mut rest = view;
+    for start in (0..len).step_by(depth) {
+        let (part, tail) = rest.split_axis(axis, depth.min(len - start));
+        parts.push(part);
+        rest = tail;
+    }
+    Ok((parts, depth * inner))
+}
+
 /// Cut `view` into C-order pieces of at most `max_len` elements (at least one element
 /// each), calling `f` with each piece and its stream position, in stream order.
 pub(crate) fn windows<V: Split>(view: V, max_len: usize, out: usize, f: &mut impl FnMut(V, usize)) {
@@ -1093,5 +1123,42 @@ mod tests {
         // One block deep, or rows that run along memory: not cut.
         assert!(parts(&[1000, 4096], &[1, 1016], 1).is_none());
         assert!(parts(&[3000, 4096], &[4100, 1], 1).is_none());
+    }
+
+    /// [`parts`](super::parts): the parts of [`reordered_parts`](super::reordered_parts)
+    /// where it cuts; rows of a part of a C-order array in runs of the stream of whole rows,
+    /// `least` elements at least; one part is none.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parts_of_rows_are_runs_of_whole_rows() {
+        use super::{parts, Split, Strided};
+        let cut = |shape: &[usize], strides: &[isize], least: usize| {
+            let view = Strided::of(shape, strides).unwrap();
+            let (parts, per) = parts(view, 1, least).ok()?;
+            let shapes: Vec<Vec<usize>> = parts.iter().map(|p| p.shape().to_vec()).collect();
+            Some((shapes, per))
+        };
+        assert_eq!(
+            cut(&[3000, 4096], &[1, 3016], 1 << 20),
+            Some((vec![vec![2048, 4096], vec![952, 4096]], 2048 * 4096))
+        );
+        assert_eq!(
+            cut(&[3000, 4096], &[4100, 1], 1 << 20),
+            Some((
+                vec![vec![256, 4096]; 11]
+                    .into_iter()
+                    .chain([vec![184, 4096]])
+                    .collect(),
+                256 * 4096
+            ))
+        );
+        assert_eq!(
+            cut(&[1, 10, 300], &[0, 400, 1], 1000),
+            Some((
+                vec![vec![1, 4, 300], vec![1, 4, 300], vec![1, 2, 300]],
+                1200
+            ))
+        );
+        assert!(cut(&[3000, 4096], &[4100, 1], 1 << 24).is_none());
     }
 }
