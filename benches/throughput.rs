@@ -15,8 +15,9 @@
 //!
 //! Benchmark names are `path/layout/endian`. The encoding, decoding and writing paths are
 //! measured in every layout of the `arrays` module (shared with `perf_table`), spelled
-//! with `_` here: `standard`, `fortran`, `transposed`, `3d_swapped`, `3d_201` and
-//! `fortran_part`. One-byte
+//! with `_` here: `standard`, `fortran`, `transposed`, `3d_swapped`, `3d_201`,
+//! `fortran_part`, and the chunks of arrays twice as long along each axis,
+//! `fortran_chunk`, `3d_swapped_chunk` and `standard_chunk`. One-byte
 //! elements have no byte order and are measured once, as `na`. Every call is unwrapped,
 //! so a failing path panics rather than timing its error. `write_zarr_bytes_sink` writes
 //! to a sink whose writes the compiler must assume are read; of a standard array whose
@@ -24,9 +25,10 @@
 //! call overhead only.
 //!
 //! Throughput is in decimal GB/s (`Throughput::BytesDecimal`), as `perf_table` prints it.
-//! A full run took about fifteen minutes on two cores before the `fortran_part` rows (the
-//! write rows of every layout added about two), which add a sixth layout and were not
-//! timed as a whole; a filter runs only what it names.
+//! A full run took about fifteen minutes on two cores before the `fortran_part` and chunk
+//! rows (the write rows of every layout added about two), which add four layouts and were
+//! not timed as a whole; a filter runs only what it names, e.g. `cargo bench --
+//! 'f64_64MiB/.*chunk'` for the chunks of `f64` arrays.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -7,8 +7,9 @@
 //! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
 //! below), `--planes N` (planes of the 3-D layouts, default 4; 3 for an RGB image; each
-//! array is then cut to a whole number of planes of whole 4096-element rows) or `--quick`
-//! (a 4 MiB smoke run).
+//! array is then cut to a whole number of planes of whole 4096-element rows), `--layouts
+//! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout) or
+//! `--quick` (a 4 MiB smoke run).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
 //! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
@@ -33,8 +34,11 @@
 //! (a 3-D C-order array with its axes permuted by `(2, 0, 1)`: planes of an interleaved
 //! image, whose contiguous axis is 4 elements long), and `fortran-part` (the first rows of
 //! a Fortran-order array 16 rows taller: a chunk of a taller array, no one memory slice,
-//! whose columns are no multiple of 4 KiB apart). Endian
-//! `n/a` marks one-byte elements and the baselines, which have no byte order.
+//! whose columns are no multiple of 4 KiB apart), and the chunks of arrays twice as long
+//! along each axis (`fortran-chunk`, `3d-swapped-chunk`, `standard-chunk`: see
+//! `arrays::CHUNKS`). Endian `n/a` marks one-byte elements and the baselines, which have no
+//! byte order. A second table sets each chunk row beside the row of the same-shaped whole
+//! array, measured in the same rounds.
 //!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
@@ -48,15 +52,15 @@ mod arrays;
 #[path = "../benches/cold/mod.rs"]
 mod cold;
 
-use arrays::{Arrays, Sink, LAYOUTS};
+use arrays::{Arrays, Sink, CHUNKS, LAYOUTS};
 use cold::Cold;
 
 use ndarray::Array2;
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
 
-const USAGE: &str =
-    "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--evict-mib M] [--planes N] [--quick]";
+const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
+                     [--evict-mib M] [--planes N] [--quick]";
 
 /// Every element type the table measures, in its order.
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
@@ -72,6 +76,8 @@ struct Options {
     /// Planes of the 3-D layouts.
     planes: usize,
     types: Vec<String>,
+    /// The layouts measured, in [`LAYOUTS`] order.
+    layouts: Vec<&'static str>,
     /// MiB read before each timed run; `None` for twice the largest cache.
     evict_mib: Option<usize>,
 }
@@ -82,6 +88,7 @@ fn parse_args() -> Result<Options, String> {
         size_mib: 64,
         planes: 4,
         types: TYPES.iter().map(|t| t.to_string()).collect(),
+        layouts: LAYOUTS.to_vec(),
         evict_mib: None,
     };
     let mut args = std::env::args().skip(1);
@@ -107,6 +114,22 @@ fn parse_args() -> Result<Options, String> {
                 if let Some(t) = options.types.iter().find(|t| !TYPES.contains(&t.as_str())) {
                     return Err(format!("unknown type {t:?}; known: {}", TYPES.join(", ")));
                 }
+            }
+            "--layouts" => {
+                let list = args.next().ok_or("--layouts needs a value")?;
+                let asked: Vec<&str> = list.split(',').collect();
+                if let Some(l) = asked.iter().find(|l| !LAYOUTS.contains(l)) {
+                    return Err(format!(
+                        "unknown layout {l:?}; known: {}",
+                        LAYOUTS.join(", ")
+                    ));
+                }
+                // A chunk's row is read beside its whole array's.
+                let whole = |l: &&str| CHUNKS.iter().any(|&(c, w)| w == *l && asked.contains(&c));
+                options.layouts = LAYOUTS
+                    .into_iter()
+                    .filter(|l| asked.contains(l) || whole(l))
+                    .collect();
             }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -163,7 +186,7 @@ fn endian_index(endian: Endian) -> usize {
     }
 }
 
-fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
+fn buffers<T: Element>(size: &Size, layouts: &[&str], value: fn(usize) -> T) -> Buffers<T> {
     let n = size.elements(T::SIZE);
     let arrays = Arrays::new(n, size.planes, value);
     let b = Buffers {
@@ -178,7 +201,7 @@ fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
     };
     // Every layout must encode to the same bytes, or the rows would not be comparable.
     for endian in [Endian::Little, Endian::Big] {
-        for layout in LAYOUTS {
+        for &layout in layouts {
             let bytes = b.arrays.view(layout).to_zarr_bytes(endian);
             let expected = &b.encoded[endian_index(endian)];
             if let Some(at) =
@@ -191,7 +214,7 @@ fn buffers<T: Element>(size: Size, value: fn(usize) -> T) -> Buffers<T> {
     b
 }
 
-fn cases<T: Element>() -> Vec<Case<T>> {
+fn cases<T: Element>(layouts: &[&'static str]) -> Vec<Case<T>> {
     let mut cases: Vec<Case<T>> = Vec::new();
     let mut add = |path, endian, layout, baseline, run: Run<T>| {
         cases.push(Case {
@@ -246,7 +269,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
         let name = if T::SIZE == 1 { "n/a" } else { e.as_str() };
         let mut add = |path, layout, baseline, run: Run<T>| add(path, name, layout, baseline, run);
 
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "encode_zarr_bytes_into",
                 layout,
@@ -259,7 +282,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
                 }),
             );
         }
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "decode_zarr_bytes_into",
                 layout,
@@ -292,7 +315,7 @@ fn cases<T: Element>() -> Vec<Case<T>> {
             }),
         );
 
-        for layout in LAYOUTS {
+        for &layout in layouts {
             add(
                 "write_zarr_bytes (sink)",
                 layout,
@@ -438,18 +461,20 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
-/// The size of each array: the bytes asked for, and the planes of the 3-D layouts.
-#[derive(Clone, Copy)]
+/// The size of each array: the bytes asked for, and the planes of the 3-D layouts; and
+/// the layouts measured.
+#[derive(Clone)]
 struct Size {
     bytes: usize,
     planes: usize,
+    layouts: Vec<&'static str>,
 }
 
 impl Size {
     /// Elements of `size` bytes per array: the bytes asked for, cut to a whole number of
     /// planes of whole 4096-element rows (no cut for 4 planes and a power-of-two size;
     /// `parse_args` makes sure there is one plane at least).
-    fn elements(self, size: usize) -> usize {
+    fn elements(&self, size: usize) -> usize {
         let n = self.bytes / size;
         n - n % (self.planes * 4096)
     }
@@ -460,14 +485,14 @@ impl Size {
 /// cold caches.
 fn measure<T: Element>(
     ty: &'static str,
-    size: Size,
+    size: &Size,
     runs: usize,
     cold: &Cold,
     value: fn(usize) -> T,
 ) -> Vec<Row> {
-    let mut b = buffers(size, value);
+    let mut b = buffers(size, &size.layouts, value);
     let bytes = b.out.len();
-    let cases = cases::<T>();
+    let cases = cases::<T>(&size.layouts);
     // The untimed first round faults in every page and warms the allocator.
     for case in &cases {
         (case.run)(&mut b);
@@ -528,6 +553,49 @@ fn rate(x: f64) -> String {
     }
 }
 
+/// Each chunk row beside the row of its same-shaped whole array, from the same rounds:
+/// GB/s of both, the chunk's over the whole array's, and the chunk's ratio to memcpy.
+fn chunk_table(rows: &[Row]) {
+    let chunks: Vec<(&Row, &Row)> = rows
+        .iter()
+        .filter_map(|r| {
+            let &(_, whole) = CHUNKS.iter().find(|&&(c, _)| c == r.layout)?;
+            let w = rows
+                .iter()
+                .find(|w| (w.path, w.ty, w.endian, w.layout) == (r.path, r.ty, r.endian, whole))?;
+            Some((r, w))
+        })
+        .collect();
+    if chunks.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Chunks of arrays twice as long along each axis, beside the same-shaped whole arrays:"
+    );
+    println!();
+    println!("| path | type | endian | chunk of | chunk GB/s | whole GB/s | chunk / whole | chunk / memcpy |");
+    println!("|---|---|---|---|---:|---:|---:|---:|");
+    for (c, w) in chunks {
+        // A whole array written straight from its memory measures a call, not a path.
+        let against = if w.ratio < 10.0 {
+            format!("{:.2}", c.gbps / w.gbps)
+        } else {
+            "n/a".into()
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {against} | {} |",
+            c.path,
+            c.ty,
+            c.endian,
+            w.layout,
+            rate(c.gbps),
+            rate(w.gbps),
+            rate(c.ratio)
+        );
+    }
+}
+
 /// The paths of one table row of [`parallel_table`]: path, type, layout, the run.
 #[cfg(feature = "rayon")]
 type Path<'a> = (
@@ -582,6 +650,104 @@ fn fortran_paths<T: Element + Send + Sync>(
     paths
 }
 
+/// A chunk layout's whole array and where its chunk (1, 1) starts along the last two axes.
+#[cfg(feature = "rayon")]
+enum Big<T> {
+    Two(Array2<T>, (usize, usize)),
+    Three(ndarray::Array3<T>, (usize, usize)),
+}
+
+#[cfg(feature = "rayon")]
+impl<T> Big<T> {
+    /// The chunk, in its logical axis order.
+    fn chunk(&mut self) -> ndarray::ArrayViewMutD<'_, T> {
+        use ndarray::s;
+        match self {
+            Big::Two(a, (r, c)) => a.slice_mut(s![*r.., *c..]).into_dyn(),
+            Big::Three(a, (r, c)) => a
+                .view_mut()
+                .permuted_axes([0, 2, 1])
+                .slice_move(s![.., *r.., *c..])
+                .into_dyn(),
+        }
+    }
+}
+
+/// Encoding and decoding the chunk layouts of `T` (big endian): each chunk (1, 1) of an
+/// array twice as long along its last two axes ([`arrays::CHUNKS`]), the one array of a
+/// layout shared by both paths.
+#[cfg(feature = "rayon")]
+fn chunk_paths<T: Element + Send + Sync>(
+    ty: &'static str,
+    bytes: usize,
+    value: fn(usize) -> T,
+) -> Vec<Path<'static>> {
+    use ndarray::{Array3, ShapeBuilder};
+    use std::sync::{Arc, Mutex};
+
+    let n = bytes / T::SIZE;
+    let (rows, cols) = arrays::shape2(n);
+    let (d0, d1, d2) = arrays::shape3(n, 4);
+    let two = |i: usize, j: usize| value(i % rows * cols + j % cols);
+    let bigs = [
+        (
+            "fortran-chunk",
+            Big::Two(
+                Array2::from_shape_fn((2 * rows, 2 * cols).f(), |(i, j)| two(i, j)),
+                (rows, cols),
+            ),
+        ),
+        (
+            "3d-swapped-chunk",
+            Big::Three(
+                Array3::from_shape_fn((d0, 2 * d2, 2 * d1), |(a, k, j)| {
+                    value((a * d1 + j % d1) * d2 + k % d2)
+                }),
+                (d1, d2),
+            ),
+        ),
+        (
+            "standard-chunk",
+            Big::Two(
+                Array2::from_shape_fn((2 * rows, 2 * cols), |(i, j)| two(i, j)),
+                (rows, cols),
+            ),
+        ),
+    ];
+    let mut paths: Vec<Path<'static>> = Vec::new();
+    for (layout, big) in bigs {
+        let big = Arc::new(Mutex::new(big));
+        let encoded = big.lock().unwrap().chunk().to_zarr_bytes(Endian::Big);
+        let mut out = vec![0u8; encoded.len()];
+        let shared = Arc::clone(&big);
+        paths.push((
+            "encode_zarr_bytes_into",
+            ty,
+            layout,
+            Box::new(move || {
+                let mut big = shared.lock().unwrap();
+                let view = big.chunk();
+                drop(black_box(
+                    view.view().encode_zarr_bytes_into(&mut out, Endian::Big),
+                ))
+            }),
+        ));
+        paths.push((
+            "decode_zarr_bytes_into",
+            ty,
+            layout,
+            Box::new(move || {
+                let mut big = big.lock().unwrap();
+                let mut view = big.chunk();
+                drop(black_box(
+                    view.decode_zarr_bytes_into(&encoded, Endian::Big),
+                ))
+            }),
+        ));
+    }
+    paths
+}
+
 /// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
 /// alternating in the same rounds as a memcpy into a preallocated buffer (on the calling
 /// thread), each timed run from cold caches, with the speedup and the pool's ratio to that
@@ -604,7 +770,7 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
         copy.copy_from_slice(black_box(&big));
         black_box(&mut copy);
     };
-    let mut paths: Vec<Path> = vec![
+    let paths: Vec<Path> = vec![
         (
             "to_zarr_bytes",
             "f64",
@@ -634,11 +800,23 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             }),
         ),
     ];
-    paths.extend(fortran_paths("f64", bytes, |i| i as f64));
-    paths.extend(fortran_paths("f32", bytes, |i| i as f32 * 0.25 - 1e3));
-    paths.extend(fortran_paths("u16", bytes, |i| i as u16));
-    paths.extend(fortran_paths("u8", bytes, |i| (i % 251) as u8));
-    paths.extend(fortran_paths("bool", bytes, |i| i % 3 == 0));
+    // The paths of each type, built when their turn comes: the chunks' arrays are big.
+    fn of<T: Element + Send + Sync>(
+        ty: &'static str,
+        bytes: usize,
+        value: fn(usize) -> T,
+    ) -> Vec<Path<'static>> {
+        let mut paths = fortran_paths(ty, bytes, value);
+        paths.extend(chunk_paths(ty, bytes, value));
+        paths
+    }
+    let groups: [&dyn Fn() -> Vec<Path<'static>>; 5] = [
+        &|| of("f64", bytes, |i| i as f64),
+        &|| of("f32", bytes, |i| i as f32 * 0.25 - 1e3),
+        &|| of("u16", bytes, |i| i as u16),
+        &|| of("u8", bytes, |i| (i % 251) as u8),
+        &|| of("bool", bytes, |i| i % 3 == 0),
+    ];
     println!();
     println!(
         "Parallel conversion (feature `rayon`), big endian, {} threads vs 1; ratio: the \
@@ -648,12 +826,12 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
     println!();
     println!("| path | type | layout | 1 thread GB/s | pool GB/s | speedup | pool ratio |");
     println!("|---|---|---|---:|---:|---:|---:|");
-    for (path, ty, layout, run) in paths.iter_mut() {
+    let mut row = |(path, ty, layout, mut run): Path| {
         let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             baseline.push(cold.time(&mut memcpy));
-            single.push(cold.time(|| one.install(&mut *run)));
-            pool.push(cold.time(&mut *run));
+            single.push(cold.time(|| one.install(&mut run)));
+            pool.push(cold.time(&mut run));
         }
         let gbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
         let (s, p) = (gbps(median(single)), gbps(median(pool)));
@@ -665,6 +843,10 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             p / s,
             p / m
         );
+    };
+    paths.into_iter().for_each(&mut row);
+    for group in groups {
+        group().into_iter().for_each(&mut row);
     }
 }
 
@@ -700,7 +882,9 @@ fn main() -> ExitCode {
     let size = Size {
         bytes,
         planes: options.planes,
+        layouts: options.layouts.clone(),
     };
+    let size = &size;
     let table = || {
         let mut rows = Vec::new();
         for ty in types {
@@ -734,7 +918,7 @@ fn main() -> ExitCode {
     let parallel = || ();
     println!("| path | type | endian | layout | GB/s | ratio | baseline |");
     println!("|---|---|---|---|---:|---:|---|");
-    for r in rows {
+    for r in &rows {
         println!(
             "| {} | {} | {} | {} | {} | {} | {} |",
             r.path,
@@ -746,6 +930,7 @@ fn main() -> ExitCode {
             r.baseline
         );
     }
+    chunk_table(&rows);
     parallel();
     ExitCode::SUCCESS
 }

@@ -3,11 +3,12 @@
 use std::io::{self, Read};
 
 use ndarray::{
-    Array, ArrayBase, ArrayView1, ArrayViewMut, Axis, DataMut, Dimension, IntoDimension, IxDyn,
+    Array, ArrayBase, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, DataMut, Dimension,
+    IntoDimension, IxDyn, Slice,
 };
 
 use crate::check::{check_invalid, checked_bytes, checked_len, checked_length, into_array};
-use crate::layout::{self, Block, Visitor};
+use crate::layout::{self, Block, ColumnsMut, Lanes, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -287,9 +288,10 @@ fn decode_parallel<A: Element>(
             decode_part(part, stream, out, bytes, endian)
         })
     } else {
-        // Not one memory slice: in parts of whole blocks where the traversal moves it
-        // through memory order, else on one thread.
-        match layout::reordered_parts(view, A::SIZE) {
+        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
+        // the traversal moves it in tiles of its lanes.
+        let least = crate::parallel::per_task::<A>(view.len());
+        match layout::parts(view, A::SIZE, least) {
             Ok((parts, per)) => {
                 crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
                     decode_sequential(part, piece, endian).is_ok()
@@ -376,8 +378,9 @@ struct Decoder<'b, A> {
     encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
-    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
-    reordered: Vec<A>,
+    /// Tiles of lanes that step through memory, copied out column by column
+    /// ([`Visitor::stepped`]).
+    stepped: Vec<A>,
 }
 
 impl<'b, A: Element> Decoder<'b, A> {
@@ -388,7 +391,7 @@ impl<'b, A: Element> Decoder<'b, A> {
             scratch: Vec::new(),
             encoded: Vec::new(),
             invalid: false,
-            reordered: Vec::new(),
+            stepped: Vec::new(),
         }
     }
 
@@ -407,41 +410,6 @@ impl<'b, A: Element> Decoder<'b, A> {
             check_invalid::<A>(self.bytes, 0)?;
         }
         Ok(())
-    }
-}
-
-/// Fill `view` from `buffer` in C order, one lane of its last axis at a time (in memory
-/// order, for a view permuted by [`layout::to_memory_order`]), asking for the memory of the
-/// lanes ahead as it goes; `buffer` holds its elements.
-fn fill_lanes<A: Copy>(view: ArrayViewMut<'_, A, IxDyn>, buffer: &[A]) {
-    let mut rest = match layout::lanes(view) {
-        Ok(view) => view,
-        Err(mut view) => {
-            let per = view.len() / view.len_of(Axis(0)).max(1);
-            let parts = buffer.chunks_exact(per.max(1));
-            return view
-                .outer_iter_mut()
-                .zip(parts)
-                .for_each(|(v, part)| fill_lanes(v, part));
-        }
-    };
-    let mut runs = buffer.chunks_exact(rest.ncols().max(1));
-    // A group of lanes at a time, asking for the memory of the next group as it goes: the
-    // lanes of a part of a bigger array are runs spread over many pages, which the
-    // hardware does not prefetch.
-    while rest.nrows() > 0 {
-        let take = layout::ROWS_AHEAD.min(rest.nrows());
-        let (mut group, next) = rest.split_at(Axis(0), take);
-        for lane in next.rows().into_iter().take(layout::ROWS_AHEAD) {
-            layout::prefetch_lane(lane, true);
-        }
-        for (mut lane, run) in group.rows_mut().into_iter().zip(&mut runs) {
-            match lane.as_slice_mut() {
-                Some(slots) => slots.copy_from_slice(run),
-                None => lane.assign(&ArrayView1::from(run)),
-            }
-        }
-        rest = next;
     }
 }
 
@@ -467,12 +435,13 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     tile
 }
 
-impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+impl<A: Element> Decoder<'_, A> {
+    /// Convert block `b` into `memory`.
+    fn convert<M: ColumnsMut<A> + ?Sized>(&mut self, memory: &mut M, b: Block) {
         if self.invalid {
             return;
         }
-        if b.col_step == 1 {
+        if let (1, Some(memory)) = (b.col_step, memory.whole_mut()) {
             for r in 0..b.rows {
                 self.read(
                     b.stream_row(r),
@@ -502,6 +471,37 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
             A::scatter(tile, &b, memory, self.endian);
         }
     }
+}
+
+impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
+    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+        self.convert(&mut **memory, b)
+    }
+
+    fn lanes(&mut self, lanes: &mut [&'a mut [A]], b: Block) {
+        self.convert(&mut Lanes(lanes), b)
+    }
+
+    fn stepped(&mut self, lanes: &mut [ArrayViewMut1<'a, A>], b: Block) {
+        let mut band = std::mem::take(&mut self.stepped);
+        layout::grow(&mut band, b.rows * b.cols);
+        let tiles = &mut band[..b.rows * b.cols];
+        for tile in b.staged_bands(layout::scatter_tile::<A>()) {
+            self.convert(&mut *tiles, tile);
+        }
+        if !self.invalid {
+            let rows = Slice::from(b.start..b.start + b.rows);
+            for (c, run) in tiles.chunks_exact(b.rows).enumerate() {
+                if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
+                    layout::prefetch_lane(next.slice_axis(Axis(0), rows), true);
+                }
+                lanes[c]
+                    .slice_axis_mut(Axis(0), rows)
+                    .assign(&ArrayView1::from(run));
+            }
+        }
+        self.stepped = band;
+    }
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -521,25 +521,20 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         self.scratch = scratch;
     }
 
-    fn in_memory_order(&mut self, view: ArrayViewMut<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let (view, back) = layout::to_memory_order(view);
-        let mut buffer = std::mem::take(&mut self.reordered);
-        let n = view.len();
-        if buffer.len() < n {
-            buffer.resize(n, A::zeroed());
-        }
-        let reordered = ArrayViewMut::from_shape(view.raw_dim(), &mut buffer[..n])
-            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(back.as_slice());
-        layout::walk_placed(reordered, stream, out, self);
-        if !self.invalid {
-            fill_lanes(view, &buffer[..n]);
-        }
-        self.reordered = buffer;
-    }
-
     fn tile(&self) -> layout::Tile {
         layout::scatter_tile::<A>()
+    }
+
+    fn row_moves(&self) -> layout::RowMoves {
+        let copied = A::is_verbatim(self.endian) && !A::FROM_BYTES;
+        layout::RowMoves {
+            piece: if copied {
+                usize::MAX
+            } else {
+                layout::ROW_PIECE_BYTES / A::SIZE
+            },
+            ask: !copied,
+        }
     }
 
     fn stream(&self) -> usize {

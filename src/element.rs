@@ -12,7 +12,7 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::layout::{kernels, Block};
+use crate::layout::{kernels, Block, Columns, ColumnsMut};
 use crate::minifloat;
 use crate::{DataType, Endian};
 
@@ -41,7 +41,7 @@ pub trait Element: Copy + Send + Sync + Zeroable + 'static + sealed::Convert {
 }
 
 pub(crate) mod sealed {
-    use crate::layout::{kernels, Block};
+    use crate::layout::{kernels, Block, Columns, ColumnsMut};
     use crate::Endian;
 
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
@@ -68,8 +68,12 @@ pub(crate) mod sealed {
         /// Gather `block` from `memory` into `scratch` in stream order, converted to
         /// `endian`: element by element unless the type is `Pod`, when its size picks
         /// the kernel ([`kernels::gather`]).
-        fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian)
-        where
+        fn gather<M: Columns<Self> + ?Sized>(
+            memory: &M,
+            block: &Block,
+            scratch: &mut [Self],
+            endian: Endian,
+        ) where
             Self: Copy,
         {
             let swap = !Self::is_verbatim(endian);
@@ -77,8 +81,12 @@ pub(crate) mod sealed {
         }
         /// Scatter `scratch`, in stream order, into `block` of `memory`, converted from
         /// `endian`.
-        fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian)
-        where
+        fn scatter<M: ColumnsMut<Self> + ?Sized>(
+            scratch: &[Self],
+            block: &Block,
+            memory: &mut M,
+            endian: Endian,
+        ) where
             Self: Copy + bytemuck::Zeroable,
         {
             let swap = !Self::is_verbatim(endian);
@@ -95,7 +103,11 @@ pub(crate) mod sealed {
         /// (types with [`Convert::FROM_BYTES`] only), checking each byte as it is stored:
         /// `false` if one is no valid encoding ([`Convert::find_invalid`] tells which), and
         /// then every element of `block` is written, some from bytes that were no value.
-        fn scatter_encoded(_scratch: &[u8], _block: &Block, _memory: &mut [Self]) -> bool {
+        fn scatter_encoded<M: ColumnsMut<Self> + ?Sized>(
+            _scratch: &[u8],
+            _block: &Block,
+            _memory: &mut M,
+        ) -> bool {
             unreachable!("only types with FROM_BYTES decode tiles of bytes")
         }
         /// The offset and value of the first byte that is no valid encoding, if any.
@@ -204,15 +216,25 @@ macro_rules! element {
                 let words: [$w; WORDS] = bytemuck::cast(self);
                 bytemuck::cast(words.map(<$w>::swap_bytes))
             }
-            fn gather(memory: &[Self], block: &Block, scratch: &mut [Self], endian: Endian) {
+            fn gather<M: Columns<Self> + ?Sized>(
+                memory: &M,
+                block: &Block,
+                scratch: &mut [Self],
+                endian: Endian,
+            ) {
                 let swap = !Self::is_verbatim(endian);
                 const WORD: usize = std::mem::size_of::<$w>();
-                kernels::gather::<_, WORD>(memory, block, scratch, swap, Self::swapped);
+                kernels::gather::<_, _, WORD>(memory, block, scratch, swap, Self::swapped);
             }
-            fn scatter(scratch: &[Self], block: &Block, memory: &mut [Self], endian: Endian) {
+            fn scatter<M: ColumnsMut<Self> + ?Sized>(
+                scratch: &[Self],
+                block: &Block,
+                memory: &mut M,
+                endian: Endian,
+            ) {
                 let swap = !Self::is_verbatim(endian);
                 const WORD: usize = std::mem::size_of::<$w>();
-                kernels::scatter::<_, _, WORD, false>(
+                kernels::scatter::<_, _, _, WORD, false>(
                     scratch,
                     block,
                     memory,
@@ -256,9 +278,13 @@ macro_rules! low_bits {
                 Some(bytemuck::cast_slice(elements))
             }
             const FROM_BYTES: bool = true;
-            fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
+            fn scatter_encoded<M: ColumnsMut<Self> + ?Sized>(
+                scratch: &[u8],
+                block: &Block,
+                memory: &mut M,
+            ) -> bool {
                 // Every byte is a value: its high bits are cleared.
-                kernels::scatter_bytes::<_, false>(scratch, block, memory, <$t>::from_bits);
+                kernels::scatter_bytes::<_, _, false>(scratch, block, memory, <$t>::from_bits);
                 true
             }
             #[inline(always)]
@@ -441,10 +467,14 @@ impl sealed::Convert for bool {
     }
     const CHECKED: bool = true;
     const FROM_BYTES: bool = true;
-    fn scatter_encoded(scratch: &[u8], block: &Block, memory: &mut [Self]) -> bool {
+    fn scatter_encoded<M: ColumnsMut<Self> + ?Sized>(
+        scratch: &[u8],
+        block: &Block,
+        memory: &mut M,
+    ) -> bool {
         // Checked in the registers they are stored from, so no byte is read twice: the
         // scatter gives the OR of all it moved. `x & 1` stores a valid byte as it is.
-        all_bools(kernels::scatter_bytes::<_, true>(
+        all_bools(kernels::scatter_bytes::<_, _, true>(
             scratch,
             block,
             memory,

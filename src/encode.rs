@@ -2,11 +2,15 @@
 
 use std::io::Write;
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut1, Axis, Data, Dimension, IxDyn};
+use ndarray::{
+    ArrayBase, ArrayView, ArrayView1, ArrayViewMut1, Axis, Data, Dimension, IxDyn, Slice,
+};
 
 use crate::check::checked_len;
 use crate::element::sealed::Convert;
-use crate::layout::{self, Block, Strided, Visitor};
+use std::marker::PhantomData;
+
+use crate::layout::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -133,7 +137,7 @@ where
         let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
         let per_window = match &one_slice {
             Some((strided, _)) => write_window::<A>(Some(strided)),
-            // Moved through memory order in blocks as deep as the window is.
+            // Moved in tiles of its lanes, as deep as the window is.
             None if layout::reorders(view.shape(), view.strides()) => {
                 (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
             }
@@ -226,9 +230,9 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         }
         // Windows that would cut the tiles: on one thread.
         Some(_) => encode_sequential(view, endian, out),
-        // Not one memory slice: in parts of whole blocks where the traversal moves it
-        // through memory order, else on one thread.
-        None => match layout::reordered_parts(view, A::SIZE) {
+        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
+        // the traversal moves it in tiles of its lanes.
+        None => match layout::parts(view, A::SIZE, parallel::per_task::<A>(out.len() / A::SIZE)) {
             Ok((parts, per)) => {
                 parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
                     encode_sequential(part, endian, piece);
@@ -272,8 +276,9 @@ struct Scratch<A> {
     elements: Vec<A>,
     /// Tiles of 1-byte elements, gathered as the bytes they are.
     bytes: Vec<u8>,
-    /// Blocks of views in memory order ([`Visitor::in_memory_order`]).
-    reordered: Vec<A>,
+    /// Tiles of lanes that step through memory, copied in column by column
+    /// ([`Visitor::stepped`]).
+    stepped: Vec<A>,
 }
 
 impl<A> Default for Scratch<A> {
@@ -281,42 +286,14 @@ impl<A> Default for Scratch<A> {
         Scratch {
             elements: Vec::new(),
             bytes: Vec::new(),
-            reordered: Vec::new(),
+            stepped: Vec::new(),
         }
     }
 }
 
-/// Copy the elements of `view` into `buffer`, of as many elements, in C order, one lane of
-/// its last axis at a time (in memory order, for a view permuted by
-/// [`layout::to_memory_order`]), asking for the memory of the lanes [`layout::ROWS_AHEAD`]
-/// ahead as it goes: the lanes of a part of a bigger array are runs spread over many
-/// pages, which the hardware does not prefetch. Decoding's `fill_lanes` is the way
-/// back.
-fn copy_lanes<A: Copy>(view: ArrayView<'_, A, IxDyn>, buffer: &mut [A]) {
-    let view = match layout::lanes(view) {
-        Ok(view) => view,
-        Err(view) => {
-            let per = view.len() / view.len_of(Axis(0)).max(1);
-            let parts = buffer.chunks_exact_mut(per.max(1));
-            return view
-                .outer_iter()
-                .zip(parts)
-                .for_each(|(v, part)| copy_lanes(v, part));
-        }
-    };
-    let mut ahead = view.rows().into_iter().skip(layout::ROWS_AHEAD);
-    let runs = buffer.chunks_exact_mut(view.ncols().max(1));
-    for (lane, run) in view.rows().into_iter().zip(runs) {
-        if let Some(next) = ahead.next() {
-            layout::prefetch_lane(next, false);
-        }
-        match lane.to_slice() {
-            Some(slice) => run.copy_from_slice(slice),
-            // A loop of `assign`, which steps through memory: an iterator of the lane's
-            // elements pushed one at a time went at 0.6 of its speed.
-            None => ArrayViewMut1::from(run).assign(&lane),
-        }
-    }
+/// The memory of elements that are their bytes: those of 1 byte.
+fn element_bytes<A: Element>(elements: &[A]) -> &[u8] {
+    A::as_bytes(elements).unwrap_or_else(|| unreachable!("1-byte elements are their bytes"))
 }
 
 /// Blocks from memory to bytes.
@@ -355,10 +332,11 @@ fn gathered<P: Element>(
     }
 }
 
-impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+impl<A: Element> Encoder<'_, A> {
+    /// Convert block `b` of `memory`.
+    fn convert<M: Columns<A> + ?Sized>(&mut self, memory: &M, b: Block) {
         let n = b.cols * A::SIZE;
-        if b.col_step == 1 {
+        if let (1, Some(memory)) = (b.col_step, memory.whole()) {
             for r in 0..b.rows {
                 let at = b.stream_row(r) * A::SIZE;
                 A::write(
@@ -369,15 +347,44 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
             }
             return;
         }
-        if let Some(bytes) = A::as_bytes(memory).filter(|_| A::SIZE == 1) {
+        if A::SIZE == 1 {
             // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
             // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
-            let gather = |tile: &mut [u8]| <u8 as Convert>::gather(bytes, &b, tile, Endian::NATIVE);
+            let bytes = Bytes(memory, element_bytes::<A>, PhantomData);
+            let gather =
+                |tile: &mut [u8]| <u8 as Convert>::gather(&bytes, &b, tile, Endian::NATIVE);
             return gathered(&mut self.scratch.bytes, &b, self.out, gather);
         }
         // Converted while gathered, so the rows are plain copies.
         let gather = |tile: &mut [A]| A::gather(memory, &b, tile, self.endian);
         gathered(&mut self.scratch.elements, &b, self.out, gather);
+    }
+}
+
+impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
+    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+        self.convert(*memory, b)
+    }
+
+    fn lanes(&mut self, lanes: &mut [&'a [A]], b: Block) {
+        self.convert(&Lanes(lanes), b)
+    }
+
+    fn stepped(&mut self, lanes: &mut [ArrayView1<'a, A>], b: Block) {
+        let mut band = std::mem::take(&mut self.scratch.stepped);
+        layout::grow(&mut band, b.rows * b.cols);
+        let tiles = &mut band[..b.rows * b.cols];
+        let rows = Slice::from(b.start..b.start + b.rows);
+        for (c, run) in tiles.chunks_exact_mut(b.rows).enumerate() {
+            if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
+                layout::prefetch_lane(next.slice_axis(Axis(0), rows), false);
+            }
+            ArrayViewMut1::from(run).assign(&lanes[c].slice_axis(Axis(0), rows));
+        }
+        for tile in b.staged_bands(layout::tile::<A>()) {
+            self.convert(&*tiles, tile);
+        }
+        self.scratch.stepped = band;
     }
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
@@ -400,23 +407,20 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         }
     }
 
-    fn in_memory_order(&mut self, view: ArrayView<'a, A, IxDyn>, stream: &[usize], out: usize) {
-        let (view, back) = layout::to_memory_order(view);
-        let mut buffer = std::mem::take(&mut self.scratch.reordered);
-        let n = view.len();
-        if buffer.len() < n {
-            buffer.resize(n, A::zeroed());
-        }
-        copy_lanes(view.view(), &mut buffer[..n]);
-        let reordered = ArrayView::from_shape(view.raw_dim(), &buffer[..n])
-            .unwrap_or_else(|_| unreachable!("the buffer holds the view's elements"))
-            .permuted_axes(back.as_slice());
-        layout::walk_placed(reordered, stream, out, self);
-        self.scratch.reordered = buffer;
-    }
-
     fn tile(&self) -> layout::Tile {
         layout::tile::<A>()
+    }
+
+    fn row_moves(&self) -> layout::RowMoves {
+        let copied = A::is_verbatim(self.endian);
+        layout::RowMoves {
+            piece: if copied {
+                usize::MAX
+            } else {
+                layout::ROW_PIECE_BYTES / A::SIZE
+            },
+            ask: true,
+        }
     }
 
     fn stream(&self) -> usize {

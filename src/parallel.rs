@@ -6,9 +6,9 @@
 //! encoding other layouts into consecutive windows of the byte stream, which read the
 //! array's memory in common; decoding into other layouts into halves of the array's memory
 //! along its outermost axis in memory, which read the bytes in common. Views that are no
-//! one memory slice and move through memory order (a part of an array in Fortran order)
-//! are cut along their first axis into parts of whole blocks, each a run of the stream
-//! ([`each`]). The results are the same bytes and elements as on one thread.
+//! one memory slice (a chunk of a bigger array) are cut along their first axis into runs
+//! of the stream, of whole blocks for those that move in tiles ([`each`]). The results
+//! are the same bytes and elements as on one thread.
 
 use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
@@ -122,7 +122,7 @@ pub(crate) fn windows<A: Element>(
 /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
 /// items of `pieces` in the same order: whether `f` returned true for every part (for
 /// decoding, whether every part's bytes were valid). The parts of a view that is no one
-/// memory slice ([`layout::reordered_parts`]) go here, each to the sequential traversal.
+/// memory slice ([`layout::parts`]) go here, each to the sequential traversal.
 pub(crate) fn each<V: Send, B: Send>(
     parts: Vec<V>,
     pieces: impl IndexedParallelIterator<Item = B>,

@@ -32,14 +32,29 @@ pub fn shape3(n: usize, planes: usize) -> (usize, usize, usize) {
 /// its axes permuted by `(2, 0, 1)`: planes of an interleaved image, whose contiguous axis
 /// is as long as there are planes, 4 unless asked otherwise) and `fortran-part` (the
 /// first rows of a Fortran-order array [`PART_ROWS`] rows taller, as a chunk of a taller
-/// array is: no one memory slice).
-pub const LAYOUTS: [&str; 6] = [
+/// array is: no one memory slice), then the [`CHUNKS`].
+pub const LAYOUTS: [&str; 9] = [
     "standard",
     "fortran",
     "transposed",
     "3d-swapped",
     "3d-201",
     "fortran-part",
+    "fortran-chunk",
+    "3d-swapped-chunk",
+    "standard-chunk",
+];
+
+/// The chunk layouts, each with the whole layout of its shape: the chunk at index (1, 1)
+/// of a 2 × 2 grid over the last two axes of an array twice as long along each, in
+/// Fortran order, a stack stored (z, x, y) (the memory of `3d-swapped`) and C order, as a
+/// Zarr writer cuts a big array into chunks and a reader decodes into them. Neither is one
+/// memory slice, and each starts at an offset along both axes.
+#[allow(dead_code)] // `perf_table` pairs them; the benchmarks do not.
+pub const CHUNKS: [(&str, &str); 3] = [
+    ("fortran-chunk", "fortran"),
+    ("3d-swapped-chunk", "3d-swapped"),
+    ("standard-chunk", "standard"),
 ];
 
 /// The rows of the `fortran-part` layout's array that its view leaves out.
@@ -58,6 +73,12 @@ pub struct Arrays<T> {
     pub planes: Array3<T>,
     /// Fortran order, [`PART_ROWS`] rows taller: its first rows give the part's view.
     pub part: Array2<T>,
+    /// Fortran order, twice as long along each axis: its chunk (1, 1) is `fortran-chunk`.
+    pub fortran_big: Array2<T>,
+    /// As `swapped`, twice as long along its last two axes: `3d-swapped-chunk`.
+    pub swapped_big: Array3<T>,
+    /// C order, twice as long along each axis: `standard-chunk`.
+    pub standard_big: Array2<T>,
 }
 
 impl<T> Arrays<T> {
@@ -73,7 +94,22 @@ impl<T> Arrays<T> {
             swapped: Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k)),
             planes: Array3::from_shape_fn((d1, d2, d0), |(j, k, a)| value((a * d1 + j) * d2 + k)),
             part: Array2::from_shape_fn((rows + PART_ROWS, cols).f(), |(i, j)| value(i * cols + j)),
+            // Every chunk of the grid holds the same values, the chunk's.
+            fortran_big: Array2::from_shape_fn((2 * rows, 2 * cols).f(), |(i, j)| {
+                value(i % rows * cols + j % cols)
+            }),
+            swapped_big: Array3::from_shape_fn((d0, 2 * d2, 2 * d1), |(a, k, j)| {
+                value((a * d1 + j % d1) * d2 + k % d2)
+            }),
+            standard_big: Array2::from_shape_fn((2 * rows, 2 * cols), |(i, j)| {
+                value(i % rows * cols + j % cols)
+            }),
         }
+    }
+
+    /// The shape of the chunk layouts' chunks: the whole 2-D arrays', and the 3-D stack's.
+    fn chunk_2d(&self) -> (usize, usize) {
+        self.standard.dim()
     }
 
     /// The array in `layout`, as the paths see it.
@@ -85,6 +121,19 @@ impl<T> Arrays<T> {
             "3d-swapped" => self.swapped.view().permuted_axes([0, 2, 1]).into_dyn(),
             "3d-201" => self.planes.view().permuted_axes([2, 0, 1]).into_dyn(),
             "fortran-part" => self.part.slice(s![..self.standard.nrows(), ..]).into_dyn(),
+            "fortran-chunk" => {
+                let (r, c) = self.chunk_2d();
+                self.fortran_big.slice(s![r.., c..]).into_dyn()
+            }
+            "3d-swapped-chunk" => {
+                let (_, k, j) = self.swapped.dim();
+                let v = self.swapped_big.view().permuted_axes([0, 2, 1]);
+                v.slice_move(s![.., j.., k..]).into_dyn()
+            }
+            "standard-chunk" => {
+                let (r, c) = self.chunk_2d();
+                self.standard_big.slice(s![r.., c..]).into_dyn()
+            }
             _ => unreachable!("a layout of LAYOUTS"),
         }
     }
@@ -100,6 +149,19 @@ impl<T> Arrays<T> {
             "fortran-part" => {
                 let rows = self.standard.nrows();
                 self.part.slice_mut(s![..rows, ..]).into_dyn()
+            }
+            "fortran-chunk" => {
+                let (r, c) = self.chunk_2d();
+                self.fortran_big.slice_mut(s![r.., c..]).into_dyn()
+            }
+            "3d-swapped-chunk" => {
+                let (_, k, j) = self.swapped.dim();
+                let v = self.swapped_big.view_mut().permuted_axes([0, 2, 1]);
+                v.slice_move(s![.., j.., k..]).into_dyn()
+            }
+            "standard-chunk" => {
+                let (r, c) = self.chunk_2d();
+                self.standard_big.slice_mut(s![r.., c..]).into_dyn()
             }
             _ => unreachable!("a layout of LAYOUTS"),
         }

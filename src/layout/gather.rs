@@ -2,6 +2,8 @@
 //! scattered for decoding, in rectangles where a kernel transposes them and element by
 //! element elsewhere.
 
+use std::marker::PhantomData;
+
 use bytemuck::Zeroable;
 use ndarray::{ArrayView1, Axis, Slice};
 
@@ -134,13 +136,15 @@ impl Block {
         (lowest..lowest + step * (K - 1) + rows, step)
     }
 
-    /// Rows `from..` of column `c`: the lane of their elements in memory and the scratch
-    /// index of the first, or `None` when there are none. Always inlined: left out of line,
-    /// it cost complex128 Fortran encoding 0.1 of memcpy.
+    /// Rows `from..` of column `c`, whose element (0, c) is at `first` of its slice
+    /// ([`Columns::column`]): the lane of their elements there and the scratch index of the
+    /// first, or `None` when there are none. Always inlined: left out of line, it cost
+    /// complex128 Fortran encoding 0.1 of memcpy.
     #[inline(always)]
-    fn column_from(&self, c: usize, from: usize) -> Option<(Lane, usize)> {
+    fn column_from(&self, first: isize, c: usize, from: usize) -> Option<(Lane, usize)> {
         (from < self.rows).then(|| {
-            let lane = Lane::new(self.at(from, c), self.row_step, self.rows - from);
+            let at = (first + from as isize * self.row_step) as usize;
+            let lane = Lane::new(at, self.row_step, self.rows - from);
             (lane, from * self.pitch + c)
         })
     }
@@ -202,19 +206,153 @@ impl Block {
     /// 0.55). Always inlined: called per column, and left out of line once the kernels
     /// moved into their own module.
     #[inline(always)]
-    fn prefetch_ahead<A>(&self, memory: &[A], c: usize, write: bool) {
+    fn prefetch_ahead<A, M: Columns<A> + ?Sized>(&self, memory: &M, c: usize, write: bool) {
         if self.row_step != 1 || self.col_step.unsigned_abs() == self.rows {
             return;
         }
         let c = c + ROWS_AHEAD;
-        let first = if c < self.cols {
-            self.offset(0, c)
+        let (c, below) = if c < self.cols {
+            (c, 0)
         } else {
-            self.offset(self.rows, c - self.cols)
+            (c - self.cols, self.rows as isize)
         };
-        if let Ok(first) = usize::try_from(first) {
-            prefetch(memory, first, self.rows, write);
+        if let Some((column, first)) = memory.column(self, c) {
+            if let Ok(first) = usize::try_from(first + below) {
+                prefetch(column, first, self.rows, write);
+            }
         }
+    }
+}
+
+/// The memory of a block's elements: one memory slice, where the block's index arithmetic
+/// places them, or one slice per column ([`Lanes`]).
+pub trait Columns<A> {
+    /// The slice that holds column `c` of `block` and the index in it of element (0, c),
+    /// which is negative only past the block's edge; `None` past the last lane.
+    fn column(&self, block: &Block, c: usize) -> Option<(&[A], isize)>;
+    /// The one memory slice that holds every element of the block, if there is one.
+    fn whole(&self) -> Option<&[A]>;
+    /// Columns `c0..c0 + K`, rows `..rows` (which run along memory), in column order.
+    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[A]; K];
+}
+
+/// [`Columns`] to write into.
+pub trait ColumnsMut<A>: Columns<A> {
+    /// [`Columns::column`], to write into.
+    fn column_mut(&mut self, block: &Block, c: usize) -> Option<(&mut [A], isize)>;
+    /// [`Columns::whole`], to write into.
+    fn whole_mut(&mut self) -> Option<&mut [A]>;
+    /// [`Columns::strip`], to write into.
+    fn strip_mut<const K: usize>(&mut self, block: &Block, c0: usize, rows: usize)
+        -> [&mut [A]; K];
+}
+
+impl<A> Columns<A> for [A] {
+    #[inline(always)]
+    fn column(&self, block: &Block, c: usize) -> Option<(&[A], isize)> {
+        Some((self, block.offset(0, c)))
+    }
+    #[inline(always)]
+    fn whole(&self) -> Option<&[A]> {
+        Some(self)
+    }
+    #[inline(always)]
+    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[A]; K] {
+        let (span, step) = block.strip::<K>(c0, rows);
+        let columns = self[span].chunks(step).map(|c| &c[..rows]);
+        strip_columns(columns, block.col_step < 0)
+    }
+}
+
+impl<A> ColumnsMut<A> for [A] {
+    #[inline(always)]
+    fn column_mut(&mut self, block: &Block, c: usize) -> Option<(&mut [A], isize)> {
+        Some((self, block.offset(0, c)))
+    }
+    #[inline(always)]
+    fn whole_mut(&mut self) -> Option<&mut [A]> {
+        Some(self)
+    }
+    #[inline(always)]
+    fn strip_mut<const K: usize>(
+        &mut self,
+        block: &Block,
+        c0: usize,
+        rows: usize,
+    ) -> [&mut [A]; K] {
+        let (span, step) = block.strip::<K>(c0, rows);
+        let columns = self[span].chunks_mut(step).map(|c| &mut c[..rows]);
+        strip_columns(columns, block.col_step < 0)
+    }
+}
+
+/// A slice per column of a block (`&[A]` or `&mut [A]`), in column order: the lanes along
+/// the axis closest in memory of a part of a bigger array, which is no one memory slice
+/// but whose lanes are. Element (r, c) is at `start + r * row_step` of column c's slice.
+pub(crate) struct Lanes<'l, S>(pub &'l mut [S]);
+
+impl<A, S: AsRef<[A]>> Columns<A> for Lanes<'_, S> {
+    #[inline(always)]
+    fn column(&self, block: &Block, c: usize) -> Option<(&[A], isize)> {
+        let lane = self.0.get(c)?;
+        Some((lane.as_ref(), block.start as isize))
+    }
+    #[inline(always)]
+    fn whole(&self) -> Option<&[A]> {
+        None
+    }
+    #[inline(always)]
+    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[A]; K] {
+        let start = block.start;
+        let lanes = self.0[c0..c0 + K].iter();
+        strip_columns(lanes.map(|l| &l.as_ref()[start..start + rows]), false)
+    }
+}
+
+impl<A, S: AsRef<[A]> + AsMut<[A]>> ColumnsMut<A> for Lanes<'_, S> {
+    #[inline(always)]
+    fn column_mut(&mut self, block: &Block, c: usize) -> Option<(&mut [A], isize)> {
+        let lane = self.0.get_mut(c)?;
+        Some((lane.as_mut(), block.start as isize))
+    }
+    #[inline(always)]
+    fn whole_mut(&mut self) -> Option<&mut [A]> {
+        None
+    }
+    #[inline(always)]
+    fn strip_mut<const K: usize>(
+        &mut self,
+        block: &Block,
+        c0: usize,
+        rows: usize,
+    ) -> [&mut [A]; K] {
+        let start = block.start;
+        let lanes = self.0[c0..c0 + K].iter_mut();
+        strip_columns(lanes.map(|l| &mut l.as_mut()[start..start + rows]), false)
+    }
+}
+
+/// The columns of 1-byte elements as the bytes they are, for the byte kernels: `F` gives
+/// the bytes of the elements (a function item, so that it is inlined).
+pub(crate) struct Bytes<'m, A, M: ?Sized, F>(pub &'m M, pub F, pub PhantomData<A>);
+
+impl<A: 'static, M, F> Columns<u8> for Bytes<'_, A, M, F>
+where
+    M: Columns<A> + ?Sized,
+    F: for<'x> Fn(&'x [A]) -> &'x [u8],
+{
+    #[inline(always)]
+    fn column(&self, block: &Block, c: usize) -> Option<(&[u8], isize)> {
+        let (column, first) = self.0.column(block, c)?;
+        Some(((self.1)(column), first))
+    }
+    #[inline(always)]
+    fn whole(&self) -> Option<&[u8]> {
+        self.0.whole().map(&self.1)
+    }
+    #[inline(always)]
+    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[u8]; K] {
+        self.0.strip::<K>(block, c0, rows).map(&self.1)
     }
 }
 
@@ -234,8 +372,8 @@ fn rectangles<const R: usize, const K: usize>(block: &Block) -> (usize, usize) {
     }
 }
 
-/// The K columns of a strip (from [`Block::strip`]'s chunks, in memory order), in column
-/// order: shared slices for a gather, exclusive ones for a scatter.
+/// The K columns of a strip (from [`Block::strip`]'s chunks in memory order, or from
+/// lanes), in column order: shared slices for a gather, exclusive ones for a scatter.
 fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reversed: bool) -> [S; K] {
     let mut columns = std::array::from_fn(|_| {
         chunks
@@ -345,8 +483,8 @@ fn put_rows<A: Copy, const R: usize, const K: usize>(
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
 /// K column runs and gives their R rows, converted. A block of one row whose elements lie
 /// R apart goes through `kernel` too, as the first rows of rectangles ([`Block::spread`]).
-pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
-    memory: &[A],
+pub(crate) fn gather<A: Copy, M: Columns<A> + ?Sized, const R: usize, const K: usize>(
+    memory: &M,
     block: &Block,
     scratch: &mut [A],
     convert: impl Fn(A) -> A,
@@ -354,6 +492,15 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
 ) {
     let cols = block.cols;
     if block.rows == 1 {
+        let Some(memory) = memory.whole() else {
+            // A row across lanes: one element of each.
+            for (c, s) in scratch[..cols].iter_mut().enumerate() {
+                if let Some((lane, at)) = memory.column(block, c) {
+                    *s = convert(lane[at as usize]);
+                }
+            }
+            return;
+        };
         // The first row of each rectangle, then the elements they leave one by one.
         let rectangles = memory[block.spread::<R, K>(memory.len())].chunks_exact(R * K);
         let done = rectangles.len() * K;
@@ -372,7 +519,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     // strip of K columns at a time, down bands of R rows.
     let pitch = tile_pitch::<A>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
-    if let Some(span) = block.packed::<R>(cols_k) {
+    if let (Some(span), Some(memory)) = (block.packed::<R>(cols_k), memory.whole()) {
         // One run of R × K elements per rectangle, one after the other.
         for (c0, rectangle) in (0..).step_by(K).zip(memory[span].chunks_exact(R * K)) {
             let rows = kernel(gathered_runs(rectangle.chunks_exact(R)));
@@ -381,9 +528,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
     } else {
         for c0 in (0..cols_k).step_by(K) {
             (c0..c0 + K).for_each(|c| block.prefetch_ahead(memory, c, false));
-            let (span, step) = block.strip::<K>(c0, rows_k);
-            let columns = memory[span].chunks(step).map(|c| &c[..rows_k]);
-            let columns: [&[A]; K] = strip_columns(columns, block.col_step < 0);
+            let columns: [&[A]; K] = memory.strip(block, c0, rows_k);
             for (b, band) in scratch
                 .chunks_exact_mut(R * pitch)
                 .take(rows_k / R)
@@ -394,7 +539,7 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
             }
         }
     }
-    if block.by_rows(rows_k) {
+    if let (true, Some(memory)) = (block.by_rows(rows_k), memory.whole()) {
         for (r, row) in scratch.chunks_exact_mut(pitch).enumerate() {
             let lane = Lane::new(block.at(r, 0), block.col_step, cols);
             lane.pair(memory, row[..cols].iter_mut(), |s, m| *s = convert(*m));
@@ -406,9 +551,12 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
         if c >= cols_k {
             block.prefetch_ahead(memory, c, false);
         }
-        if let Some((lane, slot)) = block.column_from(c, from) {
+        let Some((column, first)) = memory.column(block, c) else {
+            continue;
+        };
+        if let Some((lane, slot)) = block.column_from(first, c, from) {
             let slots = scratch[slot..].iter_mut().step_by(pitch);
-            lane.pair(memory, slots, |s, m| *s = convert(*m));
+            lane.pair(column, slots, |s, m| *s = convert(*m));
         }
     }
 }
@@ -417,16 +565,31 @@ pub(crate) fn gather<A: Copy, const R: usize, const K: usize>(
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
 /// R rows and gives their K column runs, each through `finish`. `kernel` may keep state
 /// across the rectangles (the OR of their bytes, for a check).
-pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
+pub(crate) fn scatter<
+    P: Copy,
+    A: Copy + Zeroable,
+    M: ColumnsMut<A> + ?Sized,
+    const R: usize,
+    const K: usize,
+>(
     scratch: &[P],
     block: &Block,
-    memory: &mut [A],
+    memory: &mut M,
     convert: impl Fn(P) -> A,
     finish: impl Fn(P) -> A,
     mut kernel: impl FnMut([[P; K]; R]) -> [[P; R]; K],
 ) {
     let cols = block.cols;
     if block.rows == 1 {
+        let Some(memory) = memory.whole_mut() else {
+            // A row across lanes: one element into each.
+            for (c, s) in scratch[..cols].iter().enumerate() {
+                if let Some((lane, at)) = memory.column_mut(block, c) {
+                    lane[at as usize] = convert(*s);
+                }
+            }
+            return;
+        };
         let lane = Lane::new(block.start, block.col_step, cols);
         return lane.pair_mut(memory, scratch[..cols].iter(), |m, s| *m = convert(*s));
     }
@@ -434,7 +597,7 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
     let (rows_k, cols_k) = rectangles::<R, K>(block);
     let mut rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
     let per_line = per_line::<A>();
-    if let Some(span) = block.packed::<R>(cols_k) {
+    if let (Some(span), Some(memory)) = (block.packed::<R>(cols_k), memory.whole_mut()) {
         // One run of R × K elements per rectangle, one after the other.
         for (c0, run) in (0..).step_by(K).zip(memory[span].chunks_exact_mut(R * K)) {
             run.copy_from_slice(rectangle(scratch, c0).as_flattened());
@@ -442,9 +605,7 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
     } else {
         for c0 in (0..cols_k).step_by(K) {
             (c0..c0 + K).for_each(|c| block.prefetch_ahead(&*memory, c, true));
-            let (span, step) = block.strip::<K>(c0, rows_k);
-            let columns = memory[span].chunks_mut(step).map(|c| &mut c[..rows_k]);
-            let mut runs: [&mut [A]; K] = strip_columns(columns, block.col_step < 0);
+            let mut runs: [&mut [A]; K] = memory.strip_mut(block, c0, rows_k);
             for (b, band) in scratch.chunks_exact(R * pitch).enumerate().take(rows_k / R) {
                 let rows = b * R..b * R + R;
                 let ahead =
@@ -462,19 +623,24 @@ pub(crate) fn scatter<P: Copy, A: Copy + Zeroable, const R: usize, const K: usiz
         }
     }
     if block.by_rows(rows_k) {
-        for (r, row) in scratch.chunks_exact(pitch).enumerate() {
-            let lane = Lane::new(block.at(r, 0), block.col_step, cols);
-            lane.pair_mut(memory, row[..cols].iter(), |m, s| *m = convert(*s));
+        if let Some(memory) = memory.whole_mut() {
+            for (r, row) in scratch.chunks_exact(pitch).enumerate() {
+                let lane = Lane::new(block.at(r, 0), block.col_step, cols);
+                lane.pair_mut(memory, row[..cols].iter(), |m, s| *m = convert(*s));
+            }
+            return;
         }
-        return;
     }
     for (c, from) in block.rest((rows_k, cols_k)) {
         if c >= cols_k {
             block.prefetch_ahead(&*memory, c, true);
         }
-        if let Some((lane, slot)) = block.column_from(c, from) {
+        let Some((column, first)) = memory.column_mut(block, c) else {
+            continue;
+        };
+        if let Some((lane, slot)) = block.column_from(first, c, from) {
             let slots = scratch[slot..].iter().step_by(pitch);
-            lane.pair_mut(memory, slots, |m, s| *m = convert(*s));
+            lane.pair_mut(column, slots, |m, s| *m = convert(*s));
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::Block;
+use super::{Block, Columns, ColumnsMut};
 
 #[cfg(all(
     any(target_arch = "x86", target_arch = "x86_64"),
@@ -71,8 +71,8 @@ pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
 /// moves, which spare each short column its own loop (`f64` (2, 0, 1) encoding from 0.45
 /// to 0.63–0.67). The casts between `A` and the registers are by the size just matched.
 #[inline(always)]
-pub(crate) fn gather<A: Pod, const WORD: usize>(
-    memory: &[A],
+pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
+    memory: &M,
     block: &Block,
     scratch: &mut [A],
     swap: bool,
@@ -93,26 +93,26 @@ pub(crate) fn gather<A: Pod, const WORD: usize>(
         rows => rows,
     };
     match (size, rows) {
-        (1, 16..) => super::gather::<A, 16, 8>(memory, block, scratch, convert, |s| {
+        (1, 16..) => super::gather::<A, M, 16, 8>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 8, 1, 1, 3>(s, false)
         }),
-        (1, 4..) => super::gather::<A, 4, 16>(memory, block, scratch, convert, |s| {
+        (1, 4..) => super::gather::<A, M, 4, 16>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
         }),
-        (2, 8..) => super::gather::<A, 8, 8>(memory, block, scratch, convert, |s| {
+        (2, 8..) => super::gather::<A, M, 8, 8>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
         }),
-        (2, 4..) => super::gather::<A, 4, 8>(memory, block, scratch, convert, |s| {
+        (2, 4..) => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
         }),
-        (4, 4..) => super::gather::<A, 4, 8>(memory, block, scratch, convert, |s| {
+        (4, 4..) => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
             side_by_side::<A, 4, 4, 8>(s, |s| transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap))
         }),
-        (1, 3) => super::gather::<A, 3, 16>(memory, block, scratch, convert, |s| {
+        (1, 3) => super::gather::<A, M, 3, 16>(memory, block, scratch, convert, |s| {
             transposed::<Register, _, _, 3, 1, 1, 4>(s, false)
         }),
         (8 | 16, 4) => {
-            super::gather::<A, 4, 4>(memory, block, scratch, convert, |s| moved(s, convert))
+            super::gather::<A, M, 4, 4>(memory, block, scratch, convert, |s| moved(s, convert))
         }
         _ => gather_each(memory, block, scratch, swap, swapped),
     }
@@ -178,10 +178,16 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// a bit and stored for each rectangle: decoding 2 MiB Fortran-order `bool` arrays in
 /// columns 4 KiB apart took 2.27 instructions per byte with it, 2.15 with the OR.
 #[inline(always)]
-pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN: bool>(
+pub(crate) fn scatter<
+    P: Pod,
+    A: Copy + Zeroable,
+    M: ColumnsMut<A> + ?Sized,
+    const WORD: usize,
+    const SEEN: bool,
+>(
     scratch: &[P],
     block: &Block,
-    memory: &mut [A],
+    memory: &mut M,
     swap: bool,
     swapped: impl Fn(P) -> P,
     finish: impl Fn(P) -> A,
@@ -205,38 +211,48 @@ pub(crate) fn scatter<P: Pod, A: Copy + Zeroable, const WORD: usize, const SEEN:
     let size = std::mem::size_of::<P>();
     match (size, block.rows) {
         (1, 16..) if columns_alias(block, size) => {
-            super::scatter::<P, A, 16, 4>(scratch, block, memory, convert, &finish, |s| {
+            super::scatter::<P, A, M, 16, 4>(scratch, block, memory, convert, &finish, |s| {
                 see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 4>(s, false))
             })
         }
-        (1, 16..) => super::scatter::<P, A, 16, 8>(scratch, block, memory, convert, &finish, |s| {
-            see::<SEEN, _, 8>(seen, transposed::<Register, _, _, 8, 1, 1, 4>(s, false))
-        }),
-        (1, 4..) => super::scatter::<P, A, 4, 16>(scratch, block, memory, convert, &finish, |s| {
-            see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 2>(s, false))
-        }),
-        (2, 8..) => super::scatter::<P, A, 8, 4>(scratch, block, memory, convert, &finish, |s| {
-            transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
-        }),
-        (2, 4..) => super::scatter::<P, A, 4, 8>(scratch, block, memory, convert, &finish, |s| {
-            transposed::<Register, _, _, 4, 2, WORD, 2>(s, swap)
-        }),
-        (4, 4..) => super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
-            transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
-        }),
-        (1, 3) => super::scatter::<P, A, 3, 16>(scratch, block, memory, convert, &finish, |s| {
+        (1, 16..) => {
+            super::scatter::<P, A, M, 16, 8>(scratch, block, memory, convert, &finish, |s| {
+                see::<SEEN, _, 8>(seen, transposed::<Register, _, _, 8, 1, 1, 4>(s, false))
+            })
+        }
+        (1, 4..) => {
+            super::scatter::<P, A, M, 4, 16>(scratch, block, memory, convert, &finish, |s| {
+                see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 2>(s, false))
+            })
+        }
+        (2, 8..) => {
+            super::scatter::<P, A, M, 8, 4>(scratch, block, memory, convert, &finish, |s| {
+                transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
+            })
+        }
+        (2, 4..) => {
+            super::scatter::<P, A, M, 4, 8>(scratch, block, memory, convert, &finish, |s| {
+                transposed::<Register, _, _, 4, 2, WORD, 2>(s, swap)
+            })
+        }
+        (4, 4..) => {
+            super::scatter::<P, A, M, 4, 4>(scratch, block, memory, convert, &finish, |s| {
+                transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
+            })
+        }
+        (1, 3) => super::scatter::<P, A, M, 3, 16>(scratch, block, memory, convert, &finish, |s| {
             see::<SEEN, _, 3>(seen, untransposed::<Register, _, _, 3, 4>(s))
         }),
         (8 | 16, 4) => {
-            super::scatter::<P, A, 4, 4>(scratch, block, memory, convert, &finish, |s| {
+            super::scatter::<P, A, M, 4, 4>(scratch, block, memory, convert, &finish, |s| {
                 moved(s, |x| if swap { swapped(x) } else { x })
             })
         }
         // Two loops rather than a test per element.
         _ if swap => {
-            super::scatter::<P, A, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
+            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
         }
-        _ => super::scatter::<P, A, 1, 1>(scratch, block, memory, each, &finish, |s| s),
+        _ => super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each, &finish, |s| s),
     }
     let rectangles: [u8; 16] = bytemuck::cast(rectangles);
     rectangles.iter().fold(elements.get(), |or, &b| or | b)
@@ -273,13 +289,13 @@ fn columns_alias(block: &Block, size: usize) -> bool {
 /// becomes an element through `from_byte` as it is stored. With `SEEN`, the OR of every
 /// byte moved ([`scatter`]).
 #[inline(always)]
-pub(crate) fn scatter_bytes<A: Copy + Zeroable, const SEEN: bool>(
+pub(crate) fn scatter_bytes<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized, const SEEN: bool>(
     scratch: &[u8],
     block: &Block,
-    memory: &mut [A],
+    memory: &mut M,
     from_byte: impl Fn(u8) -> A,
 ) -> u8 {
-    scatter::<_, _, 1, SEEN>(scratch, block, memory, false, |x| x, from_byte)
+    scatter::<_, _, _, 1, SEEN>(scratch, block, memory, false, |x| x, from_byte)
 }
 
 /// A rectangle of `W`-byte elements held in N registers of type `L`, transposed: K runs of R elements
@@ -412,8 +428,8 @@ impl Lanes for [u8; 16] {
 
 /// Gather `block` element by element (see [`gather`]).
 #[inline(always)]
-pub(crate) fn gather_each<A: Copy>(
-    memory: &[A],
+pub(crate) fn gather_each<A: Copy, M: Columns<A> + ?Sized>(
+    memory: &M,
     block: &Block,
     scratch: &mut [A],
     swap: bool,
@@ -421,25 +437,25 @@ pub(crate) fn gather_each<A: Copy>(
 ) {
     // Two loops rather than a test per element.
     if swap {
-        super::gather::<_, 1, 1>(memory, block, scratch, swapped, |s| s);
+        super::gather::<_, M, 1, 1>(memory, block, scratch, swapped, |s| s);
     } else {
-        super::gather::<_, 1, 1>(memory, block, scratch, |x| x, |s| s);
+        super::gather::<_, M, 1, 1>(memory, block, scratch, |x| x, |s| s);
     }
 }
 
 /// Scatter `block` element by element (see [`scatter`]).
 #[inline(always)]
-pub(crate) fn scatter_each<A: Copy + Zeroable>(
+pub(crate) fn scatter_each<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized>(
     scratch: &[A],
     block: &Block,
-    memory: &mut [A],
+    memory: &mut M,
     swap: bool,
     swapped: impl Fn(A) -> A,
 ) {
     if swap {
-        super::scatter::<_, _, 1, 1>(scratch, block, memory, swapped, |x| x, |s| s);
+        super::scatter::<_, _, M, 1, 1>(scratch, block, memory, swapped, |x| x, |s| s);
     } else {
-        super::scatter::<_, _, 1, 1>(scratch, block, memory, |x| x, |x| x, |s| s);
+        super::scatter::<_, _, M, 1, 1>(scratch, block, memory, |x| x, |x| x, |s| s);
     }
 }
 
@@ -735,7 +751,7 @@ mod tests {
                             let want: Vec<A> =
                                 (0..cols).map(|c| s(memory[plane + planes * c])).collect();
                             let mut got = vec![A::zeroed(); cols];
-                            super::gather::<A, WORD>(
+                            super::gather::<A, _, WORD>(
                                 &memory[..end],
                                 &block,
                                 &mut got,
@@ -807,9 +823,12 @@ mod tests {
                 let mut scratch = valid.clone();
                 scratch[r * pitch + c] = 0x80;
                 let mut memory = vec![0xee; reach + rows];
-                let or = super::scatter_bytes::<u8, true>(&scratch, &block, &mut memory, |x| {
-                    x.wrapping_add(1)
-                });
+                let or = super::scatter_bytes::<u8, [u8], true>(
+                    &scratch,
+                    &block,
+                    &mut memory[..],
+                    |x| x.wrapping_add(1),
+                );
                 let ctx = format!("{rows} × {cols}, columns {col_step} apart, ({r}, {c})");
                 assert_eq!(or, 0x81, "{ctx}");
                 let mut want = vec![0xee; memory.len()];

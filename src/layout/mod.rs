@@ -9,11 +9,12 @@
 //! in memory (Fortran order, transposed views) are walked in tiles that read memory column
 //! by column, so both the memory and the stream stay in cache; while one tile is moved, the
 //! cache lines a few runs ahead are requested ([`prefetch`], [`ROWS_AHEAD`]), so the short
-//! runs of a tile do not wait on memory one miss at a time. A part of a bigger array whose
-//! last axis is not the one closest in memory (a chunk of an array in Fortran order) is no
-//! one memory slice: it is copied, a block of at most 4 MiB at a time, to or from a buffer
-//! in its memory order ([`Visitor::in_memory_order`]), which moves in tiles as any other
-//! slice.
+//! runs of a tile do not wait on memory one miss at a time. A part of a bigger array (a
+//! chunk) is no one memory slice, but its lanes along the axis closest in memory are: it
+//! moves straight from them, in tiles whose columns are lanes ([`Visitor::lanes`]) or as
+//! rows that are lanes, asked for ahead; lanes that step through memory are copied through
+//! a buffer of at most 256 KiB ([`Visitor::stepped`]). Beyond the output, no traversal
+//! holds more than a tile's scratch buffer, a table of a strip's lanes and that buffer.
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
 //!   [`walk`]).
@@ -26,13 +27,25 @@ mod gather;
 pub(crate) mod kernels;
 mod plan;
 
-pub(crate) use gather::{gather, prefetch, prefetch_lane, request_line, scatter, ROWS_AHEAD};
-#[cfg(feature = "rayon")]
-pub(crate) use plan::reordered_parts;
-pub(crate) use plan::{
-    lanes, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, to_memory_order, walk,
-    walk_placed, windows, Block, Origin, Strided, Tile, Visitor,
+pub(crate) use gather::{
+    gather, prefetch, prefetch_lane, request_line, scatter, Bytes, Columns, ColumnsMut, Lanes,
+    ROWS_AHEAD,
 };
+#[cfg(feature = "rayon")]
+pub(crate) use plan::parts;
+pub(crate) use plan::{
+    plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, walk, windows, Block, Origin,
+    RowMoves, Strided, Tile, Visitor, ROW_PIECE_BYTES,
+};
+
+/// Make `buffer` hold `len` elements at least, growing it to exactly that: the buffers of
+/// the traversal are bounded by what they hold, not by how they grew.
+pub(crate) fn grow<A: bytemuck::Zeroable + Clone>(buffer: &mut Vec<A>, len: usize) {
+    if buffer.len() < len {
+        buffer.reserve_exact(len - buffer.len());
+        buffer.resize(len, A::zeroed());
+    }
+}
 
 /// Bytes of a cache line.
 const LINE_BYTES: usize = 64;

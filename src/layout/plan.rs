@@ -1,6 +1,6 @@
 //! The traversal plan: which blocks of an array are converted, and in which order.
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, Ix2, IxDyn, RawData};
+use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn};
 
 use super::LINE_BYTES;
 
@@ -29,6 +29,18 @@ pub(crate) trait View: Split {
     fn into_memory(self) -> Result<Self::Memory, Self>;
     /// The byte address of `memory`'s first element.
     fn address(memory: &Self::Memory) -> usize;
+    /// Ask for elements `start..start + len` of `memory` ([`prefetch`](super::prefetch)), to
+    /// write when the traversal writes.
+    fn request(memory: &Self::Memory, start: usize, len: usize);
+    /// The view at each index of axis 0, in order.
+    fn outer(self) -> impl Iterator<Item = Self>;
+    /// A lane of the view, of one axis.
+    type Lane;
+    /// The lanes along axis `along` of a view of two axes, one per index of the other axis,
+    /// in order: each as its memory slice, or as a view when it is none.
+    fn lanes(self, along: usize) -> impl Iterator<Item = Result<Self::Memory, Self::Lane>>;
+    /// The view with its axes in `order`.
+    fn permuted(self, order: &[usize]) -> Self;
 }
 
 /// Where the elements of an array sit in one memory slice (shape, strides, the index of the
@@ -149,6 +161,23 @@ impl<'a, A> View for ArrayView<'a, A, IxDyn> {
     fn address(memory: &&'a [A]) -> usize {
         memory.as_ptr() as usize
     }
+    fn request(memory: &&'a [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, false);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter()
+    }
+    type Lane = ArrayView1<'a, A>;
+    fn lanes(self, along: usize) -> impl Iterator<Item = Result<&'a [A], ArrayView1<'a, A>>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter(Axis(1 - along))
+            .map(|lane| lane.to_slice_memory_order().ok_or(lane))
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
+    }
 }
 
 impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
@@ -177,6 +206,31 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     }
     fn address(memory: &&'a mut [A]) -> usize {
         memory.as_ptr() as usize
+    }
+    fn request(memory: &&'a mut [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, true);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter_mut()
+    }
+    type Lane = ArrayViewMut1<'a, A>;
+    fn lanes(
+        self,
+        along: usize,
+    ) -> impl Iterator<Item = Result<&'a mut [A], ArrayViewMut1<'a, A>>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter_mut(Axis(1 - along)).map(|mut lane| {
+            if lane.as_slice_memory_order_mut().is_none() {
+                return Err(lane);
+            }
+            // A slice, as just checked.
+            lane.into_slice_memory_order().ok_or_else(|| unreachable!())
+        })
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
     }
 }
 
@@ -314,31 +368,35 @@ impl Block {
 pub(crate) trait Visitor<V: View> {
     /// Convert one block (positions in elements: memory slice, C-order stream).
     fn block(&mut self, memory: &mut V::Memory, block: Block);
+    /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
+    /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
+    fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
+    /// Convert one block whose column c is `lanes[c]`, from index `block.start` of it with
+    /// `block.row_step` 1 (a band of a strip of a part of a bigger array whose lanes step
+    /// through memory, [`STEPPED_BYTES`] at most), through a buffer of its elements, in
+    /// tiles ([`Block::staged_bands`]).
+    fn stepped(&mut self, lanes: &mut [V::Lane], block: Block);
     /// Convert a one-axis view whose elements are not one memory slice, at `out`.
     fn strided(&mut self, view: V, out: usize);
-    /// Convert a block of [`REORDERED_BYTES`] at most of a view whose elements are not one
-    /// memory slice and whose last axis is not the one closest in memory (a part of an
-    /// array in Fortran order, or permuted), its elements placed in the stream from `out`
-    /// by `stream` strides: through a buffer that holds them in memory order
-    /// ([`memory_order`]), which [`walk_placed`] takes as one memory slice.
-    fn in_memory_order(&mut self, view: V, stream: &[usize], out: usize);
     /// The tile of the visitor's element type: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
+    /// How the rows of a part move ([`lane_rows`]).
+    fn row_moves(&self) -> RowMoves;
     /// The byte address of stream position 0.
     fn stream(&self) -> usize;
 }
 
-/// Bytes of the blocks of a view that a [`Visitor`] moves through a buffer in memory order
-/// ([`Visitor::in_memory_order`]), at most: deep enough along both the axis closest in
-/// memory and the last axis ([`block_sizes`]) that the runs copied from memory and the
-/// rows written to the stream are long.
-pub(crate) const REORDERED_BYTES: usize = 1 << 22;
+/// Bytes of the blocks that [`reordered_parts`] cuts a part of a bigger array into, at
+/// most, for the thread pool: deep enough along both the axis closest in memory and the
+/// last axis ([`block_sizes`]) that the tiles read long runs and write long stream rows.
+#[cfg(feature = "rayon")]
+const PART_BYTES: usize = 1 << 22;
 
 /// The axes of a view from the farthest apart in memory to the closest, by the size of
 /// their strides: the view permuted so has its elements in memory order, as far as they
 /// are in any. Axes of length 1, whose strides say nothing, come first, then broadcast
 /// axes (stride 0), which repeat the whole of what follows; ties keep axis order.
-pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
+fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..shape.len()).collect();
     order.sort_by_key(|&k| {
         let stride = strides[k].unsigned_abs();
@@ -347,9 +405,9 @@ pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     order
 }
 
-/// Whether [`walk`] moves a view of two or more axes that is not one memory slice through
-/// a buffer in memory order ([`Visitor::in_memory_order`]): when it has elements and its
-/// last axis longer than 1 is not the one closest in memory.
+/// Whether [`walk`] moves a view of two or more axes that is not one memory slice in tiles
+/// whose columns are its lanes ([`lane_tiles`]): when it has elements and its last axis
+/// longer than 1 is not the one closest in memory.
 pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
     let rows = last_long_axis(shape);
     let closest = memory_order(shape, strides).last().copied();
@@ -359,42 +417,6 @@ pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
 /// The last axis longer than 1: the one along which a view's rows run in the stream.
 fn last_long_axis(shape: &[usize]) -> Option<usize> {
     (0..shape.len()).rev().find(|&k| shape[k] > 1)
-}
-
-/// A block of a view in memory order ([`memory_order`]) as lanes of its last axis, to copy
-/// to or from a buffer: without its leading axes of length 1, so that its lanes are rows of
-/// 2 axes more often, which ndarray walks faster than lanes of any number of axes; a view
-/// of one axis as one row. The view back when more than 2 axes are left.
-pub(crate) fn lanes<S: RawData>(
-    mut view: ArrayBase<S, IxDyn>,
-) -> Result<ArrayBase<S, Ix2>, ArrayBase<S, IxDyn>> {
-    while view.ndim() > 1 && view.len_of(Axis(0)) == 1 {
-        view = view.index_axis_move(Axis(0), 0);
-    }
-    match view.ndim() {
-        3.. => Err(view),
-        2 => Ok(view
-            .into_dimensionality()
-            .unwrap_or_else(|_| unreachable!("2 axes"))),
-        _ => Ok(view
-            .insert_axis(Axis(0))
-            .into_dimensionality()
-            .unwrap_or_else(|_| unreachable!("1 axis + 1"))),
-    }
-}
-
-/// `view` with its axes permuted into [`memory_order`], and the permutation that puts
-/// them back: a block of a view, and the buffer that holds it in memory order, are both
-/// taken in that order ([`Visitor::in_memory_order`]).
-pub(crate) fn to_memory_order<S: RawData>(
-    view: ArrayBase<S, IxDyn>,
-) -> (ArrayBase<S, IxDyn>, Vec<usize>) {
-    let order = memory_order(view.shape(), view.strides());
-    let mut back = vec![0; order.len()];
-    for (k, &axis) in order.iter().enumerate() {
-        back[axis] = k;
-    }
-    (view.permuted_axes(order.as_slice()), back)
 }
 
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
@@ -412,20 +434,10 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         visitor.strided(view, out);
         return;
     }
-    if let Some(strided) = strided.filter(|_| reorders(view.shape(), view.strides())) {
-        // Not one block of memory, and its rows do not run along memory (a part of an
-        // array in Fortran order, or permuted): split along axis 0 down to its rows, it
-        // would take each element from another cache line (0.007 of memcpy for a 64 MiB
-        // part in Fortran order). Its blocks go through memory order instead, and move in
-        // tiles from there (`perf_table`'s `fortran-part` rows, 64 MiB, `u8`, `u16` and
-        // `f64` on a 2-CPU AMD EPYC: 0.38–0.51 of memcpy encoding and decoding).
-        let sizes = block_sizes(view.shape(), view.strides(), visitor.tile().size);
-        // The view's own stream strides: C order of its shape.
-        let stream = &strided.stream[..ndim];
-        return blocks(view, &sizes, stream, 0, out, &mut |block, at| {
-            visitor.in_memory_order(block, stream, at)
-        });
-    }
+    let mut view = match part(view, out, visitor) {
+        Ok(()) => return,
+        Err(view) => view,
+    };
     // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
     let len = view.shape()[0];
     let inner: usize = view.shape()[1..].iter().product();
@@ -436,18 +448,261 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
     }
 }
 
-/// Visit every element of `view`, which is one memory slice, its elements placed in the
-/// stream from `out` by `stream` strides (a block of a bigger view: see [`blocks`]).
-pub(crate) fn walk_placed<V: View, T: Visitor<V>>(
-    view: V,
-    stream: &[usize],
+/// Visit every element of `view`, of two axes or more and no one memory slice (a part of a
+/// bigger array), straight from its memory: through its lanes along the axis closest in
+/// memory, which are memory slices when that axis steps by one element. Lanes that hold the
+/// last axis, with the axes that continue them in memory, are each one slice placed in the
+/// stream ([`lane_rows`] for rows of one axis); other views move in tiles whose columns are
+/// lanes ([`lane_tiles`]). `Err(view)` for rows that step through memory, or no lanes.
+fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<(), V> {
+    let (shape, strides) = (view.shape(), view.strides());
+    let ndim = shape.len();
+    let long = |k: &usize| shape[*k] > 1;
+    let closest = (0..ndim)
+        .filter(|k| long(k) && strides[*k] != 0)
+        .min_by_key(|&k| strides[k].unsigned_abs());
+    let (Some(p), Some(last)) = (closest, last_long_axis(shape)) else {
+        return Err(view);
+    };
+    // Lanes that step through memory are visited in tiles only, of lanes that are not rows.
+    let stepped = strides[p].unsigned_abs() != 1;
+    if ndim > MAX_AXES || shape.contains(&0) || (stepped && p == last) {
+        return Err(view);
+    }
+    // The axes that continue the lanes in memory: one slice with them.
+    let mut kept = [false; MAX_AXES];
+    kept[p] = true;
+    let mut run = shape[p];
+    while let Some(k) =
+        (0..ndim).find(|&k| !stepped && long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
+    {
+        kept[k] = true;
+        run *= shape[k];
+    }
+    let rows = kept[last];
+    if !rows {
+        kept = [false; MAX_AXES];
+        kept[p] = true;
+        kept[last] = true;
+    }
+    // The other axes first (those of one index before all), then the kept ones.
+    let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
+    order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
+    let fixed = order.len();
+    order.extend((0..ndim).filter(|k| kept[*k]));
+    let mut stream = vec![0; ndim];
+    let mut step = 1;
+    for k in (0..ndim).rev() {
+        stream[k] = step;
+        step *= shape[k];
+    }
+    let stream: Vec<usize> = order.iter().map(|&k| stream[k]).collect();
+    let view = view.permuted(&order);
+    let (outer, inner) = stream.split_at(fixed);
+    match (rows, inner) {
+        // Rows of one axis: the innermost other axis and the rows, two at a time.
+        (true, &[_]) => fixing(view, &outer[..fixed - 1], out, &mut |rows, at| {
+            lane_rows(rows, outer[fixed - 1], at, visitor)
+        }),
+        (true, _) => fixing(view, outer, out, &mut |lane, at| {
+            let strided = Strided::of(lane.shape(), lane.strides());
+            match (strided, lane.into_memory()) {
+                (Some(s), Ok(memory)) => planned(memory, &s.with_stream(inner), at, visitor),
+                _ => unreachable!("a lane holds the axes that continue it in memory"),
+            }
+        }),
+        (false, _) => {
+            let mut tables = (Vec::new(), Vec::new());
+            fixing(view, outer, out, &mut |plane, at| {
+                lane_tiles(plane, inner[0], at, visitor, &mut tables)
+            })
+        }
+    }
+    Ok(())
+}
+
+/// Call `f` with the view at each index of the leading axes of `view` whose stream strides
+/// are `stream`, and its stream position, from `out`.
+fn fixing<V: View>(view: V, stream: &[usize], out: usize, f: &mut impl FnMut(V, usize)) {
+    match stream.split_first() {
+        None => f(view, out),
+        Some((&step, rest)) => {
+            for (i, sub) in view.outer().enumerate() {
+                fixing(sub, rest, out + i * step, f);
+            }
+        }
+    }
+}
+
+/// Bytes of the buffer that lanes stepping through memory are copied through, at most
+/// ([`Visitor::stepped`]): as many tiles of a strip as fit, so that the copies are long.
+const STEPPED_BYTES: usize = 256 * 1024;
+
+impl Block {
+    /// The blocks of at most `tile_rows` rows of this band of a strip, once copied into a
+    /// buffer that holds its columns one after the other ([`Visitor::stepped`]).
+    pub(crate) fn staged_bands(&self, tile: Tile) -> impl Iterator<Item = Block> + '_ {
+        (0..self.rows).step_by(tile.rows).map(move |r0| {
+            let rows = tile.rows.min(self.rows - r0);
+            Block {
+                start: r0,
+                rows,
+                row_step: 1,
+                col_step: self.rows as isize,
+                out: self.out + r0 * self.out_row,
+                pitch: if rows > 1 { tile.pitch } else { self.cols },
+                ..*self
+            }
+        })
+    }
+}
+
+/// How far ahead of its conversion the memory of the rows of a part is asked for, in bytes:
+/// the rows are runs spread over many pages, which the hardware does not follow.
+const ROW_BYTES_AHEAD: usize = 16 * 1024;
+
+/// Bytes of the pieces of a part's row that converts, rather than copies, its elements
+/// ([`RowMoves::piece`]).
+pub(crate) const ROW_PIECE_BYTES: usize = 1024;
+
+/// How a visitor moves the rows of a part ([`lane_rows`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMoves {
+    /// Elements of a row converted at once, between the requests for the rows ahead: whole
+    /// rows where the conversion is a plain copy, which copies long runs fastest; else
+    /// [`ROW_PIECE_BYTES`], so that the requests keep pace.
+    pub piece: usize,
+    /// Whether the rows ahead are asked for: not when whole rows are copied into, as a
+    /// request to write would read lines that the copy overwrites whole.
+    pub ask: bool,
+}
+
+/// Visit the rows of `rows`, of two axes whose rows are memory slices, in pieces of a row,
+/// asking for the memory [`ROW_BYTES_AHEAD`] ahead as it goes; `stream`: the stream stride
+/// of its first axis.
+fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor: &mut T) {
+    const HELD: usize = 16;
+    let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
+    let size = visitor.tile().size;
+    let moves = visitor.row_moves();
+    let piece = moves.piece.clamp(1, cols);
+    let reach = (ROW_BYTES_AHEAD / size).min(cols * (HELD - 1));
+    let mut lanes = rows
+        .lanes(1)
+        .map(|lane| lane.unwrap_or_else(|_| unreachable!("rows along a unit stride are slices")));
+    // The rows ahead, which the requests reach into.
+    let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
+    // Elements of the rows, as one run, asked for so far.
+    let mut requested = 0;
+    for r in 0.. {
+        let Some(mut lane) = std::mem::replace(&mut ahead[r % HELD], lanes.next()) else {
+            return;
+        };
+        for x in (0..cols).step_by(piece) {
+            let n = piece.min(cols - x);
+            let target = r * cols + x + n + reach;
+            while moves.ask && requested < target {
+                let (j, at) = (requested / cols, requested % cols);
+                let len = (cols - at).min(target - requested);
+                let first = if col_step < 0 { cols - at - len } else { at };
+                match &ahead[j % HELD] {
+                    _ if j == r => V::request(&lane, first, len),
+                    Some(row) => V::request(row, first, len),
+                    None => {}
+                }
+                requested += len;
+            }
+            let block = Block {
+                start: if col_step < 0 { cols - 1 - x } else { x },
+                rows: 1,
+                row_step: 0,
+                cols: n,
+                col_step: col_step.signum(),
+                out: out + r * stream + x,
+                out_row: 0,
+                pitch: n,
+            };
+            visitor.block(&mut lane, block);
+        }
+    }
+}
+
+/// Visit `plane`, of two axes (the one closest in memory and the last), in the tiles of
+/// [`plan`], whose columns are the plane's lanes, from stream position `out`; `stream`: the
+/// stream stride of its first axis. The tiles down a strip of columns read from a table of
+/// the strip's lanes (`tables`, kept for the next plane): their memory slices
+/// ([`Visitor::lanes`]), the only memory beyond the tile's scratch buffer; or, for lanes
+/// that step through memory, their views ([`Visitor::stepped`]).
+fn lane_tiles<V: View, T: Visitor<V>>(
+    plane: V,
+    stream: usize,
     out: usize,
     visitor: &mut T,
+    tables: &mut (Vec<V::Memory>, Vec<V::Lane>),
 ) {
-    let strided = Strided::of(view.shape(), view.strides());
-    match (strided, view.into_memory()) {
-        (Some(strided), Ok(memory)) => planned(memory, &strided.with_stream(stream), out, visitor),
-        _ => unreachable!("a buffer in memory order, of as many axes as its view"),
+    let tile = visitor.tile();
+    let (rows, cols) = (plane.shape()[0], plane.shape()[1]);
+    let (row_step, col_step) = (plane.strides()[0], plane.strides()[1]);
+    let size = tile.size;
+    let width = if rows < tile.rows {
+        tile.short_cols
+    } else {
+        tile.cols
+    };
+    // Columns start on lines of the stream, rows on lines of memory.
+    let strips = lead(
+        visitor.stream().wrapping_add(out * size),
+        size,
+        stream as isize,
+    );
+    let mut lanes = plane.lanes(0).peekable();
+    let mut bands = None;
+    let slices = match lanes.peek() {
+        Some(Ok(first)) => {
+            bands = lead(V::address(first), size, col_step).filter(|_| row_step == 1);
+            true
+        }
+        _ => false,
+    };
+    // Lanes copied in through a buffer: bands of several tiles, whose columns are long runs.
+    let band = if slices {
+        tile.rows
+    } else {
+        (STEPPED_BYTES / (width * size)).max(tile.rows) / tile.rows * tile.rows
+    };
+    for (c0, w) in cuts(cols, width, strips, size) {
+        let strip = lanes.by_ref().take(w);
+        if slices {
+            tables.0.clear();
+            let unstepped = "lanes along a unit stride are slices";
+            tables
+                .0
+                .extend(strip.map(|l| l.unwrap_or_else(|_| unreachable!("{unstepped}"))));
+        } else {
+            tables.1.clear();
+            tables
+                .1
+                .extend(strip.map(|l| l.err().unwrap_or_else(|| unreachable!("stepped"))));
+        }
+        for (r0, height) in cuts(rows, band, bands, size) {
+            let mut block = Block {
+                start: if row_step < 0 { rows - 1 - r0 } else { r0 },
+                rows: height,
+                row_step,
+                cols: w,
+                col_step,
+                out: out + r0 * stream + c0,
+                out_row: stream,
+                pitch: if height > 1 && slices { tile.pitch } else { w },
+            };
+            if slices {
+                visitor.lanes(&mut tables.0, block);
+            } else {
+                // Views are indexed in their own order.
+                (block.start, block.row_step) = (r0, 1);
+                visitor.stepped(&mut tables.1, block);
+            }
+        }
     }
 }
 
@@ -469,18 +724,15 @@ fn planned<V: View, T: Visitor<V>>(
     });
 }
 
-/// Indices along each axis of the blocks that [`walk`] cuts a view of `size`-byte
-/// elements into for [`Visitor::in_memory_order`], [`REORDERED_BYTES`] at most: as deep
-/// along the axis closest in memory as along the last (the square root of the block's
-/// elements, unless one of them is shorter), so that both the runs copied from memory and
-/// the rows written to the stream are long; then, when those two axes are whole, as many
-/// indices of the other axes as fit, from the closest in memory. Windows of whole stream
-/// rows instead read runs as short as the rows are few, each from another page: 0.24–0.41
-/// of memcpy against 0.38–0.51 for these blocks (`perf_table --runs 3`, 64 MiB
-/// `fortran-part` encoding and decoding of `u8`, `u16` and `f64`, two alternated pairs on
-/// a 2-CPU AMD EPYC).
+/// Indices along each axis of the blocks that [`reordered_parts`] cuts a view of `size`-byte
+/// elements into, [`PART_BYTES`] at most: as deep along the axis closest in memory as along
+/// the last (the square root of the block's elements, unless one of them is shorter), so
+/// that both the runs read from memory and the rows written to the stream are long; then,
+/// when those two axes are whole, as many indices of the other axes as fit, from the
+/// closest in memory.
+#[cfg(feature = "rayon")]
 fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
-    let most = (REORDERED_BYTES / size.max(1)).max(1);
+    let most = (PART_BYTES / size.max(1)).max(1);
     let order = memory_order(shape, strides);
     let closest = order.last().copied().unwrap_or(0);
     let last = last_long_axis(shape).unwrap_or(0);
@@ -501,12 +753,12 @@ fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
     sizes
 }
 
-/// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`] would
-/// move through memory order ([`reorders`]), for the thread pool: the view cut along its
-/// first axis longer than 1 into pieces as deep along it as [`walk`]'s blocks, so that each
-/// holds whole blocks and is a run of the stream, every one `per` stream positions long
-/// but the last. The view back when it is not walked so, or is one block deep along that
-/// axis.
+/// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`] moves
+/// in tiles of its lanes ([`reorders`]), for the thread pool: the view cut along its first
+/// axis longer than 1 into pieces as deep along it as the blocks of [`block_sizes`], so
+/// that each holds whole blocks and is a run of the stream, every one `per` stream
+/// positions long but the last. The view back when it is not walked so, or is one block
+/// deep along that axis.
 #[cfg(feature = "rayon")]
 pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
     let (shape, strides) = (view.shape(), view.strides());
@@ -529,34 +781,34 @@ pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>,
     Ok((parts, per))
 }
 
-/// Cut `view` into blocks of at most `sizes[k]` indices along each axis `k` from `axis` on,
-/// calling `f` with each block and the stream position of its first element (`stream`:
-/// the stream strides of the view's axes), in C order of the blocks.
-fn blocks<V: Split>(
-    view: V,
-    sizes: &[usize],
-    stream: &[usize],
-    axis: usize,
-    out: usize,
-    f: &mut impl FnMut(V, usize),
-) {
-    let Some(&size) = sizes.get(axis) else {
-        return f(view, out);
+/// The parts of a view of `size`-byte elements, no one memory slice, for the thread pool:
+/// those of [`reordered_parts`] for a view that moves in tiles of its lanes; else (rows
+/// that are lanes) the view cut along its first axis longer than 1 into pieces of `least`
+/// elements at least, each a run of the stream, every one `per` stream positions long but
+/// the last. The view back when there would be one piece only.
+#[cfg(feature = "rayon")]
+pub(crate) fn parts<V: Split>(view: V, size: usize, least: usize) -> Result<(Vec<V>, usize), V> {
+    let view = match reordered_parts(view, size) {
+        Err(view) if !reorders(view.shape(), view.strides()) => view,
+        cut => return cut,
     };
-    let len = view.shape()[axis];
+    let shape = view.shape();
+    let Some(axis) = shape.iter().position(|&len| len > 1) else {
+        return Err(view);
+    };
+    let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
+    let depth = least.div_ceil(inner.max(1)).max(1);
+    if depth >= len {
+        return Err(view);
+    }
+    let mut parts = Vec::with_capacity(len.div_ceil(depth));
     let mut rest = view;
-    for start in (0..len).step_by(size) {
-        let (block, tail) = rest.split_axis(axis, size.min(len - start));
-        blocks(
-            block,
-            sizes,
-            stream,
-            axis + 1,
-            out + start * stream[axis],
-            f,
-        );
+    for start in (0..len).step_by(depth) {
+        let (part, tail) = rest.split_axis(axis, depth.min(len - start));
+        parts.push(part);
         rest = tail;
     }
+    Ok((parts, depth * inner))
 }
 
 /// Cut `view` into C-order pieces of at most `max_len` elements (at least one element
@@ -831,7 +1083,7 @@ mod tests {
         assert_eq!(lead(0x1010, 64, 1), None, "elements of a line or more");
     }
 
-    /// The parts the pool gets of a view walked through memory order: whole blocks deep
+    /// The parts the pool gets of a view walked in tiles of its lanes: whole blocks deep
     /// along the first long axis, in stream order; none for a view one block deep, or not
     /// walked so.
     #[cfg(feature = "rayon")]
@@ -871,5 +1123,42 @@ mod tests {
         // One block deep, or rows that run along memory: not cut.
         assert!(parts(&[1000, 4096], &[1, 1016], 1).is_none());
         assert!(parts(&[3000, 4096], &[4100, 1], 1).is_none());
+    }
+
+    /// [`parts`](super::parts): the parts of [`reordered_parts`](super::reordered_parts)
+    /// where it cuts; rows of a part of a C-order array in runs of the stream of whole rows,
+    /// `least` elements at least; one part is none.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parts_of_rows_are_runs_of_whole_rows() {
+        use super::{parts, Split, Strided};
+        let cut = |shape: &[usize], strides: &[isize], least: usize| {
+            let view = Strided::of(shape, strides).unwrap();
+            let (parts, per) = parts(view, 1, least).ok()?;
+            let shapes: Vec<Vec<usize>> = parts.iter().map(|p| p.shape().to_vec()).collect();
+            Some((shapes, per))
+        };
+        assert_eq!(
+            cut(&[3000, 4096], &[1, 3016], 1 << 20),
+            Some((vec![vec![2048, 4096], vec![952, 4096]], 2048 * 4096))
+        );
+        assert_eq!(
+            cut(&[3000, 4096], &[4100, 1], 1 << 20),
+            Some((
+                vec![vec![256, 4096]; 11]
+                    .into_iter()
+                    .chain([vec![184, 4096]])
+                    .collect(),
+                256 * 4096
+            ))
+        );
+        assert_eq!(
+            cut(&[1, 10, 300], &[0, 400, 1], 1000),
+            Some((
+                vec![vec![1, 4, 300], vec![1, 4, 300], vec![1, 2, 300]],
+                1200
+            ))
+        );
+        assert!(cut(&[3000, 4096], &[4100, 1], 1 << 24).is_none());
     }
 }

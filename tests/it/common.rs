@@ -387,6 +387,111 @@ pub fn round_trip_in_every_layout<A: Bits>(
     }
 }
 
+/// How the storage of a bigger array lies in memory, its axes in the chunk's logical order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Order {
+    C,
+    Fortran,
+    /// C order with the last two axes swapped: a stack of planes stored (z, x, y).
+    SwappedLastTwo,
+    /// C order of the axes rotated left by one: the first axis closest in memory.
+    Rotated,
+}
+
+pub const ORDERS: [Order; 4] = [
+    Order::C,
+    Order::Fortran,
+    Order::SwappedLastTwo,
+    Order::Rotated,
+];
+
+/// A chunk of a bigger array, as a Zarr writer cuts one and a reader decodes into one: the
+/// storage's memory order; the indices of the storage before and after the chunk along each
+/// axis; which axes the chunk runs backwards along; an axis it steps along by 2, if any;
+/// and whether it is cut from a chunk of the storage (a chunk of a chunk) rather than from
+/// the storage itself.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    pub order: Order,
+    pub before: Vec<usize>,
+    pub after: Vec<usize>,
+    pub reversed: Vec<bool>,
+    pub stepped: Option<usize>,
+    pub nested: bool,
+}
+
+impl Chunk {
+    fn step(&self, axis: usize) -> usize {
+        if self.stepped == Some(axis) {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Storage for a chunk of `shape`, filled with `fill`, in the chunk's axis order.
+    pub fn storage<A: Clone>(&self, shape: &[usize], fill: A) -> ArrayD<A> {
+        let n = shape.len();
+        let logical: Vec<usize> = (0..n)
+            .map(|k| self.before[k] + shape[k] * self.step(k) + self.after[k])
+            .collect();
+        let mut memory = logical.clone();
+        match self.order {
+            Order::SwappedLastTwo if n > 1 => memory.swap(n - 2, n - 1),
+            Order::Rotated => memory.rotate_left(n.min(1)),
+            _ => {}
+        }
+        if self.order == Order::Fortran {
+            ArrayD::from_elem(IxDyn(&memory).f(), fill)
+        } else {
+            ArrayD::from_elem(IxDyn(&memory), fill)
+        }
+    }
+
+    /// `storage` (from [`Chunk::storage`]) in the chunk's axis order.
+    pub fn whole<'a, A>(&self, storage: ArrayViewMut<'a, A, IxDyn>) -> ArrayViewMut<'a, A, IxDyn> {
+        let n = storage.ndim();
+        let mut axes: Vec<usize> = (0..n).collect();
+        match self.order {
+            Order::SwappedLastTwo if n > 1 => axes.swap(n - 2, n - 1),
+            Order::Rotated => axes.rotate_right(n.min(1)),
+            _ => {}
+        }
+        storage.permuted_axes(axes)
+    }
+
+    /// The chunk: the view of `storage` (from [`Chunk::storage`]) that is the logical array.
+    pub fn view<'a, A>(&self, storage: ArrayViewMut<'a, A, IxDyn>) -> ArrayViewMut<'a, A, IxDyn> {
+        let mut v = self.whole(storage);
+        if self.nested {
+            // A chunk that reaches half-way into the margins, then the chunk inside it.
+            v.slice_each_axis_inplace(|ax| {
+                let k = ax.axis.index();
+                let (b, a) = (self.before[k] / 2, self.after[k] / 2);
+                Slice::new(b as isize, Some((ax.len - a) as isize), 1)
+            });
+        }
+        v.slice_each_axis_inplace(|ax| {
+            let k = ax.axis.index();
+            // The margins the outer chunk took.
+            let (b, a) = if self.nested {
+                (self.before[k] / 2, self.after[k] / 2)
+            } else {
+                (0, 0)
+            };
+            let start = self.before[k] - b;
+            let end = ax.len + a - self.after[k];
+            let step = self.step(k) as isize;
+            Slice::new(
+                start as isize,
+                Some(end as isize),
+                if self.reversed[k] { -step } else { step },
+            )
+        });
+        v
+    }
+}
+
 /// The fixture manifest written by `tests/data/generate.py`.
 #[derive(Deserialize)]
 pub struct Manifest {

@@ -226,8 +226,8 @@ fn write_windows_hold_whole_tiles() {
         chunks(f.view().into_dyn(), Endian::Little),
         [448 * row, 448 * row, 104 * row]
     );
-    // A part of it, not one memory slice: staged in memory order in windows of whole rows
-    // within 4 MiB, all of its 999 rows here.
+    // A part of it, not one memory slice: moved in tiles of its lanes in windows of whole
+    // rows within 4 MiB, all of its 999 rows here.
     let sliced = f.slice(ndarray::s![..999, ..]);
     assert_eq!(chunks(sliced.into_dyn(), Endian::Little), [999 * row]);
     // Two tiles of 2-byte elements are 256 rows deep, 10.2 MB of 20000-element rows here:
@@ -242,7 +242,7 @@ fn write_windows_hold_whole_tiles() {
         chunks(f.view().into_dyn(), Endian::Big),
         [rows * row, rows * row, (300 - 2 * rows) * row]
     );
-    // And a part of it, staged: the same windows of whole rows.
+    // And a part of it: the same windows of whole rows.
     let part = f.slice(ndarray::s![1.., ..]);
     assert_eq!(
         chunks(part.into_dyn(), Endian::Big),

@@ -217,3 +217,76 @@ fn writing_64_mib_needs_only_the_write_buffer() {
     r.unwrap();
     assert!(peak <= 448 * 1024 + (72 << 10), "bool fortran: peak {peak}");
 }
+
+/// Chunks of bigger arrays, no one memory slice, move straight from their memory: encoding
+/// or decoding one (1 MiB, below the parallel threshold) allocates a tile's scratch buffer
+/// (72 KiB encoding, 108 KiB decoding at most) and a table of a strip's lane slices (at
+/// most 256), and, where the lanes step through memory, a buffer of 256 KiB at most that
+/// they are copied through; nothing that grows with the chunk.
+#[test]
+fn chunks_need_only_a_tile() {
+    use ndarray::{s, Array3, ArrayViewD, ArrayViewMutD};
+    use num_complex::Complex;
+    use zarr_bytes::{BytesDecodeInto, Element};
+
+    fn check<A: Element + Default + std::fmt::Debug>(name: &str) {
+        // Chunk (1, 1) of a 2 × 2 grid, rows × 256 columns of 1 MiB.
+        let (r, c) = ((1 << 20) / A::SIZE / 256, 256);
+        let mut fortran = Array2::<A>::default((2 * r, 2 * c).f());
+        let mut standard = Array2::<A>::default((2 * r, 2 * c));
+        let mut stack = Array3::<A>::default((2, 2 * c, r));
+        let mut stepped = Array2::<A>::default((4 * r, 2 * c).f());
+        let tile = 108 << 10;
+        let table = 256 * 16 + 1024;
+        let views: Vec<(&str, ArrayViewMutD<'_, A>, usize)> = vec![
+            (
+                "fortran",
+                fortran.slice_mut(s![r.., c..]).into_dyn(),
+                tile + table,
+            ),
+            (
+                "stepped",
+                // The lanes step by 2: copied through a buffer.
+                stepped.slice_mut(s![..;2, c..]).into_dyn(),
+                tile + (256 << 10) + table,
+            ),
+            (
+                "(z, x, y)",
+                stack
+                    .view_mut()
+                    .permuted_axes([0, 2, 1])
+                    .slice_move(s![.., r / 2.., c..])
+                    .into_dyn(),
+                tile + table,
+            ),
+        ];
+        for (layout, mut view, bound) in views {
+            let bytes = vec![0u8; view.len() * A::SIZE];
+            let mut out = bytes.clone();
+            for endian in [Endian::Little, Endian::Big] {
+                let ctx = format!("{name} {layout} {endian}");
+                let shared: ArrayViewD<'_, A> = view.view();
+                let (r, _, _, peak) = measure(|| shared.encode_zarr_bytes_into(&mut out, endian));
+                r.unwrap();
+                assert!(peak <= bound, "encode {ctx}: peak {peak}");
+                let (r, _, _, peak) = measure(|| view.decode_zarr_bytes_into(&bytes, endian));
+                r.unwrap();
+                assert!(peak <= bound, "decode {ctx}: peak {peak}");
+            }
+        }
+        // Rows of a C-order chunk move one at a time, with no scratch at all.
+        let mut rows = standard.slice_mut(s![r.., c..]);
+        let bytes = vec![0u8; rows.len() * A::SIZE];
+        let mut out = bytes.clone();
+        let (res, _, _, peak) = measure(|| rows.encode_zarr_bytes_into(&mut out, Endian::Big));
+        res.unwrap();
+        assert!(peak <= 1024, "encode {name} C-order chunk: peak {peak}");
+        let (res, _, _, peak) = measure(|| rows.decode_zarr_bytes_into(&bytes, Endian::Big));
+        res.unwrap();
+        assert!(peak <= 1024, "decode {name} C-order chunk: peak {peak}");
+    }
+    check::<u8>("u8");
+    check::<u16>("u16");
+    check::<f64>("f64");
+    check::<Complex<f64>>("complex128");
+}

@@ -1,6 +1,7 @@
 //! Properties of every element type over random shapes (0 to 5 axes of 0 to 9), random
-//! layouts, both byte orders and random regions; and of one type per element size over
-//! shapes at the edges of squares and tiles.
+//! layouts, both byte orders and random regions; of one type per element size over
+//! shapes at the edges of squares and tiles; and of chunks of bigger arrays, of every
+//! element size and conversion.
 
 use std::io::Read;
 use std::ops::Range;
@@ -288,6 +289,124 @@ edges! {
     edges_complex64: Complex<f32>,
     edges_complex128: Complex<f64>,
     edges_bool: bool,
+}
+
+/// Chunk shapes: two or three axes of lengths around the edges of rectangles and of tiles
+/// of up to 256 columns, up to 2^14 elements.
+fn chunk_shapes() -> impl Strategy<Value = Vec<usize>> {
+    let edges = vec![
+        1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 97, 129, 225, 257,
+    ];
+    prop::collection::vec(prop::sample::select(edges), 2..=3)
+        .prop_filter("small enough", |s| s.iter().product::<usize>() <= 1 << 14)
+}
+
+/// A chunk of a bigger array of `shape`: the storage's order, margins of 0 to 4 indices
+/// along every axis, axes run backwards, at most one axis stepped by 2, and chunks of
+/// chunks.
+fn chunks_of(shape: Vec<usize>) -> impl Strategy<Value = (Vec<usize>, crate::common::Chunk)> {
+    let n = shape.len();
+    (
+        prop::sample::select(crate::common::ORDERS.to_vec()),
+        prop::collection::vec(0usize..=4, n),
+        prop::collection::vec(0usize..=4, n),
+        prop::collection::vec(any::<bool>(), n),
+        prop::option::weighted(0.25, 0..n),
+        any::<bool>(),
+    )
+        .prop_map(move |(order, before, after, reversed, stepped, nested)| {
+            let chunk = crate::common::Chunk {
+                order,
+                before,
+                after,
+                reversed,
+                stepped,
+                nested,
+            };
+            (shape.clone(), chunk)
+        })
+}
+
+/// Encoding a chunk of a bigger array is encoding its standard copy; decoding into one,
+/// from a stream at any place in a cache line, writes exactly its elements and nothing
+/// around them; writers agree.
+fn check_chunk<A: Bits>(shape: &[usize], chunk: &crate::common::Chunk, big: bool, seed: u64) {
+    let endian = if big { Endian::Big } else { Endian::Little };
+    let n: usize = shape.iter().product();
+    let a = ArrayD::from_shape_vec(
+        IxDyn(shape),
+        (0..n)
+            .map(|i| crate::common::element::<A>(i + seed as usize))
+            .collect(),
+    )
+    .unwrap();
+    let fill = A::from_bits(&vec![0x77; A::SIZE]);
+    let ctx = format!("{shape:?} {chunk:?} {endian:?}");
+    let mut storage = chunk.storage(shape, fill);
+    chunk.view(storage.view_mut()).assign(&a);
+    let expected = storage.clone();
+    let view = chunk.view(storage.view_mut());
+
+    let bytes = view.to_zarr_bytes(endian);
+    assert!(bytes == reference_bytes(a.view(), endian), "encode {ctx}");
+    let mut written = Vec::new();
+    view.write_zarr_bytes(&mut written, endian).unwrap();
+    assert!(written == bytes, "write {ctx}");
+    let shift = (seed % 64) as usize;
+    let mut buffer = vec![0x55; shift + bytes.len()];
+    let stream = &mut buffer[shift..];
+    view.encode_zarr_bytes_into(stream, endian).unwrap();
+    assert!(
+        stream == bytes,
+        "encode_into {shift} bytes into a line, {ctx}"
+    );
+
+    let mut target = chunk.storage(shape, fill);
+    chunk
+        .view(target.view_mut())
+        .decode_zarr_bytes_into(stream, endian)
+        .unwrap();
+    assert!(
+        bits_of(target.view()) == bits_of(expected.view()),
+        "decode_into {ctx}"
+    );
+}
+
+macro_rules! chunks {
+    ($($name:ident: $t:ty),* $(,)?) => {
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+            $(
+                #[test]
+                fn $name(
+                    (shape, chunk) in chunk_shapes().prop_flat_map(chunks_of),
+                    big: bool,
+                    seed: u64,
+                ) {
+                    check_chunk::<$t>(&shape, &chunk, big, seed >> 8);
+                }
+            )*
+        }
+    };
+}
+
+// Every element type: each size and conversion has its own kernels and lane moves.
+chunks! {
+    chunks_bool: bool,
+    chunks_int8: i8,
+    chunks_uint8: u8,
+    chunks_uint16: u16,
+    chunks_float16: f16,
+    chunks_complex_float16: Complex<f16>,
+    chunks_float32: f32,
+    chunks_int32: i32,
+    chunks_float64: f64,
+    chunks_int64: i64,
+    chunks_complex64: Complex<f32>,
+    chunks_complex128: Complex<f64>,
+    chunks_r24: [u8; 3],
+    chunks_float4_e2m1fn: minifloat::Float4E2M1FN,
+    chunks_float8_e4m3: minifloat::Float8E4M3,
 }
 
 /// Strings with astral characters, inner NULs and empties, as `fixed_length_utf32` holds
