@@ -12,8 +12,8 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::layout::{kernels, Block, Columns, ColumnsMut};
 use crate::minifloat;
+use crate::traverse::{kernels, Block, Columns, ColumnsMut};
 use crate::{DataType, Endian};
 
 /// A fixed-size element type the `bytes` codec can encode.
@@ -41,7 +41,7 @@ pub trait Element: Copy + Send + Sync + Zeroable + 'static + sealed::Convert {
 }
 
 pub(crate) mod sealed {
-    use crate::layout::{kernels, Block, Columns, ColumnsMut};
+    use crate::traverse::{kernels, Block, Columns, ColumnsMut};
     use crate::Endian;
 
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.

@@ -165,38 +165,29 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// The data type table first: its macro makes the types of every module below.
 #[macro_use]
-mod data_type;
+mod metadata;
 mod check;
-mod codec;
-mod decode;
-mod dyn_array;
 mod element;
-mod encode;
 mod endian;
 mod error;
-mod fill;
-mod layout;
 pub mod minifloat;
 #[cfg(feature = "rayon")]
 mod parallel;
-mod region;
-mod struct_array;
-mod text;
-mod view;
+mod runtime;
+mod traverse;
+mod typed;
 
-pub use codec::BytesCodec;
-pub use data_type::{DataType, ScaleFactor, StructField, StructType, TimeUnit};
-pub use decode::{BytesDecode, BytesDecodeInto};
-pub use dyn_array::{DynArray, RawArray};
 pub use element::Element;
-pub use encode::BytesEncode;
 pub use endian::Endian;
 pub use error::{Error, IoError, MetadataError};
-pub use region::{decode_region, encode_region_into, region_byte_ranges};
-pub use struct_array::StructArray;
-pub use text::FixedLength;
-pub use view::{BytesView, BytesViewMut};
+pub use metadata::{BytesCodec, DataType, ScaleFactor, StructField, StructType, TimeUnit};
+pub use runtime::{DynArray, FixedLength, RawArray, StructArray};
+pub use typed::{
+    decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
+    BytesEncode, BytesView, BytesViewMut,
+};
 
 /// Values that are not valid cannot be built: each of these fails to compile.
 ///

@@ -13,7 +13,7 @@
 use ndarray::{ArrayViewMut, Axis, IxDyn};
 use rayon::prelude::*;
 
-use crate::layout::{self, Strided};
+use crate::traverse::{self, Strided};
 use crate::{Element, Error};
 
 /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
@@ -105,7 +105,7 @@ pub(crate) fn windows<A: Element>(
 ) {
     let mut jobs = Vec::new();
     let mut rest = out;
-    layout::windows(
+    traverse::windows(
         strided,
         per_task::<A>(strided.len()),
         0,
@@ -122,7 +122,7 @@ pub(crate) fn windows<A: Element>(
 /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
 /// items of `pieces` in the same order: whether `f` returned true for every part (for
 /// decoding, whether every part's bytes were valid). The parts of a view that is no one
-/// memory slice ([`layout::parts`]) go here, each to the sequential traversal.
+/// memory slice ([`traverse::parts`]) go here, each to the sequential traversal.
 pub(crate) fn each<V: Send, B: Send>(
     parts: Vec<V>,
     pieces: impl IndexedParallelIterator<Item = B>,
@@ -145,7 +145,7 @@ pub(crate) fn each<V: Send, B: Send>(
 /// pool against 0.7 on one thread in tiles, when those windows moved element by element;
 /// in the 4-row rectangles since, one thread writes such windows at 0.39.
 pub(crate) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
-    layout::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
+    traverse::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
 }
 
 /// `f(part, stream, out)` on parts of `view`, one slice of memory: halves along its
@@ -206,7 +206,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::{halves, windows_keep_tiles};
-    use crate::layout::Strided;
+    use crate::traverse::Strided;
     use ndarray::{Array2, IxDyn, ShapeBuilder};
     use std::sync::Mutex;
 

@@ -8,7 +8,7 @@ use ndarray::{
 };
 
 use crate::check::{check_invalid, checked_bytes, checked_len, checked_length, into_array};
-use crate::layout::{self, Block, ColumnsMut, Lanes, Visitor};
+use crate::traverse::{self, Block, ColumnsMut, Lanes, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -266,7 +266,7 @@ fn decode_sequential<A: Element>(
         Some(slice) => read_checked(bytes, 0, endian, slice),
         None => {
             let mut decoder = Decoder::new(endian, bytes);
-            layout::walk(view, 0, &mut decoder);
+            traverse::walk(view, 0, &mut decoder);
             decoder.result()
         }
     }
@@ -291,7 +291,7 @@ fn decode_parallel<A: Element>(
         // Not one memory slice: in parts that are runs of the stream, of whole blocks where
         // the traversal moves it in tiles of its lanes.
         let least = crate::parallel::per_task::<A>(view.len());
-        match layout::parts(view, A::SIZE, least) {
+        match traverse::parts(view, A::SIZE, least) {
             Ok((parts, per)) => {
                 crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
                     decode_sequential(part, piece, endian).is_ok()
@@ -335,13 +335,14 @@ fn decode_part<A: Element>(
     endian: Endian,
 ) -> bool {
     use ndarray::Dimension;
-    let strided = layout::Strided::of(part.shape(), part.strides()).map(|s| s.with_stream(stream));
+    let strided =
+        traverse::Strided::of(part.shape(), part.strides()).map(|s| s.with_stream(stream));
     match (strided, part.as_slice_memory_order_mut()) {
         (Some(strided), Some(mut memory)) => {
             let mut decoder = Decoder::new(endian, bytes);
-            let mut origin = layout::Origin::of(memory, bytes);
+            let mut origin = traverse::Origin::of(memory, bytes);
             origin.stream += out * A::SIZE;
-            layout::plan(&strided, decoder.tile(), origin, |mut b| {
+            traverse::plan(&strided, decoder.tile(), origin, |mut b| {
                 b.out += out;
                 decoder.block(&mut memory, b)
             });
@@ -414,7 +415,7 @@ impl<'b, A: Element> Decoder<'b, A> {
 }
 
 /// Copy the stream rows of block `b` from `bytes` into the first tile of `scratch`, each
-/// through `read`, asking for the row [`layout::stream_ahead`] rows below it, and return
+/// through `read`, asking for the row [`traverse::stream_ahead`] rows below it, and return
 /// that tile.
 fn staged<'s, P: Copy + bytemuck::Zeroable>(
     bytes: &[u8],
@@ -423,12 +424,12 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     read: impl Fn(&[u8], &mut [P]),
 ) -> &'s [P] {
     let size = std::mem::size_of::<P>();
-    scratch.resize(layout::scatter_tile::<P>().len(), P::zeroed());
+    scratch.resize(traverse::scatter_tile::<P>().len(), P::zeroed());
     let tile = &mut scratch[..b.rows * b.pitch];
-    let rows_ahead = layout::stream_ahead::<P>();
+    let rows_ahead = traverse::stream_ahead::<P>();
     for (r, row) in tile.chunks_exact_mut(b.pitch).enumerate() {
         let ahead = b.stream_row(r + rows_ahead) * size;
-        layout::prefetch(bytes, ahead, b.cols * size, false);
+        traverse::prefetch(bytes, ahead, b.cols * size, false);
         let at = b.stream_row(r) * size;
         read(&bytes[at..at + b.cols * size], &mut row[..b.cols]);
     }
@@ -484,16 +485,16 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
 
     fn stepped(&mut self, lanes: &mut [ArrayViewMut1<'a, A>], b: Block) {
         let mut band = std::mem::take(&mut self.stepped);
-        layout::grow(&mut band, b.rows * b.cols);
+        traverse::grow(&mut band, b.rows * b.cols);
         let tiles = &mut band[..b.rows * b.cols];
-        for tile in b.staged_bands(layout::scatter_tile::<A>()) {
+        for tile in b.staged_bands(traverse::scatter_tile::<A>()) {
             self.convert(&mut *tiles, tile);
         }
         if !self.invalid {
             let rows = Slice::from(b.start..b.start + b.rows);
             for (c, run) in tiles.chunks_exact(b.rows).enumerate() {
-                if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
-                    layout::prefetch_lane(next.slice_axis(Axis(0), rows), true);
+                if let Some(next) = lanes.get(c + traverse::ROWS_AHEAD) {
+                    traverse::prefetch_lane(next.slice_axis(Axis(0), rows), true);
                 }
                 lanes[c]
                     .slice_axis_mut(Axis(0), rows)
@@ -505,7 +506,7 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
 
     fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
         let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.resize(layout::scatter_tile::<A>().len(), A::zeroed());
+        scratch.resize(traverse::scatter_tile::<A>().len(), A::zeroed());
         let mut elements = view.iter_mut();
         let mut at = out;
         let total = out + elements.len();
@@ -521,17 +522,17 @@ impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
         self.scratch = scratch;
     }
 
-    fn tile(&self) -> layout::Tile {
-        layout::scatter_tile::<A>()
+    fn tile(&self) -> traverse::Tile {
+        traverse::scatter_tile::<A>()
     }
 
-    fn row_moves(&self) -> layout::RowMoves {
+    fn row_moves(&self) -> traverse::RowMoves {
         let copied = A::is_verbatim(self.endian) && !A::FROM_BYTES;
-        layout::RowMoves {
+        traverse::RowMoves {
             piece: if copied {
                 usize::MAX
             } else {
-                layout::ROW_PIECE_BYTES / A::SIZE
+                traverse::ROW_PIECE_BYTES / A::SIZE
             },
             ask: !copied,
         }

@@ -10,7 +10,7 @@ use crate::check::checked_len;
 use crate::element::sealed::Convert;
 use std::marker::PhantomData;
 
-use crate::layout::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
+use crate::traverse::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -138,7 +138,7 @@ where
         let per_window = match &one_slice {
             Some((strided, _)) => write_window::<A>(Some(strided)),
             // Moved in tiles of its lanes, as deep as the window is.
-            None if layout::reorders(view.shape(), view.strides()) => {
+            None if traverse::reorders(view.shape(), view.strides()) => {
                 (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
             }
             None => write_window::<A>(None),
@@ -149,7 +149,7 @@ where
             // One memory slice: windows are index arithmetic, and each keeps the tiling.
             Some((strided, memory)) => {
                 let mut scratch = Scratch::default();
-                layout::windows(strided, per_window, 0, &mut |window, _| {
+                traverse::windows(strided, per_window, 0, &mut |window, _| {
                     if result.is_ok() {
                         let bytes = &mut buffer[..window.len() * A::SIZE];
                         encode_strided(memory, &window, endian, bytes, &mut scratch);
@@ -157,7 +157,7 @@ where
                     }
                 });
             }
-            None => layout::windows(view, per_window, 0, &mut |piece, _| {
+            None => traverse::windows(view, per_window, 0, &mut |piece, _| {
                 if result.is_ok() {
                     let bytes = &mut buffer[..piece.len() * A::SIZE];
                     encode(piece, endian, bytes);
@@ -185,8 +185,8 @@ const TILES_PER_WINDOW: usize = 2;
 fn write_window<A: Element>(strided: Option<&Strided>) -> usize {
     let tiled = strided.map_or(0, |s| {
         let most = TILED_WRITE_BUFFER_SIZE / A::SIZE;
-        let depth = TILES_PER_WINDOW * layout::tile::<A>().rows;
-        layout::tiled_window(s, depth, most)
+        let depth = TILES_PER_WINDOW * traverse::tile::<A>().rows;
+        traverse::tiled_window(s, depth, most)
     });
     tiled.max(WRITE_BUFFER_SIZE / A::SIZE).max(1)
 }
@@ -232,15 +232,17 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
         Some(_) => encode_sequential(view, endian, out),
         // Not one memory slice: in parts that are runs of the stream, of whole blocks where
         // the traversal moves it in tiles of its lanes.
-        None => match layout::parts(view, A::SIZE, parallel::per_task::<A>(out.len() / A::SIZE)) {
-            Ok((parts, per)) => {
-                parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
-                    encode_sequential(part, endian, piece);
-                    true
-                });
+        None => {
+            match traverse::parts(view, A::SIZE, parallel::per_task::<A>(out.len() / A::SIZE)) {
+                Ok((parts, per)) => {
+                    parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
+                        encode_sequential(part, endian, piece);
+                        true
+                    });
+                }
+                Err(view) => encode_sequential(view, endian, out),
             }
-            Err(view) => encode_sequential(view, endian, out),
-        },
+        }
     }
 }
 
@@ -248,7 +250,7 @@ fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, ou
 fn encode_sequential<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     match view.as_slice() {
         Some(slice) => A::write(slice, endian, out),
-        None => layout::walk(view, 0, &mut Encoder::new(endian, out)),
+        None => traverse::walk(view, 0, &mut Encoder::new(endian, out)),
     }
 }
 
@@ -262,8 +264,8 @@ fn encode_strided<A: Element>(
 ) {
     let mut encoder = Encoder::new(endian, out);
     encoder.scratch = std::mem::take(scratch);
-    let origin = layout::Origin::of(memory, encoder.out);
-    layout::plan(strided, encoder.tile(), origin, |b| {
+    let origin = traverse::Origin::of(memory, encoder.out);
+    traverse::plan(strided, encoder.tile(), origin, |b| {
         encoder.block(&mut memory, b)
     });
     *scratch = encoder.scratch;
@@ -321,13 +323,18 @@ fn gathered<P: Element>(
     out: &mut [u8],
     gather: impl FnOnce(&mut [P]),
 ) {
-    scratch.resize(layout::tile::<P>().len(), P::zeroed());
+    scratch.resize(traverse::tile::<P>().len(), P::zeroed());
     let tile = &mut scratch[..b.rows * b.pitch];
     gather(tile);
     let n = b.cols * P::SIZE;
     for (r, row) in tile.chunks_exact(b.pitch).enumerate() {
         let at = b.stream_row(r) * P::SIZE;
-        layout::prefetch(out, b.stream_row(r + layout::ROWS_AHEAD) * P::SIZE, n, true);
+        traverse::prefetch(
+            out,
+            b.stream_row(r + traverse::ROWS_AHEAD) * P::SIZE,
+            n,
+            true,
+        );
         P::write(&row[..b.cols], Endian::NATIVE, &mut out[at..at + n]);
     }
 }
@@ -372,16 +379,16 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
 
     fn stepped(&mut self, lanes: &mut [ArrayView1<'a, A>], b: Block) {
         let mut band = std::mem::take(&mut self.scratch.stepped);
-        layout::grow(&mut band, b.rows * b.cols);
+        traverse::grow(&mut band, b.rows * b.cols);
         let tiles = &mut band[..b.rows * b.cols];
         let rows = Slice::from(b.start..b.start + b.rows);
         for (c, run) in tiles.chunks_exact_mut(b.rows).enumerate() {
-            if let Some(next) = lanes.get(c + layout::ROWS_AHEAD) {
-                layout::prefetch_lane(next.slice_axis(Axis(0), rows), false);
+            if let Some(next) = lanes.get(c + traverse::ROWS_AHEAD) {
+                traverse::prefetch_lane(next.slice_axis(Axis(0), rows), false);
             }
             ArrayViewMut1::from(run).assign(&lanes[c].slice_axis(Axis(0), rows));
         }
-        for tile in b.staged_bands(layout::tile::<A>()) {
+        for tile in b.staged_bands(traverse::tile::<A>()) {
             self.convert(&*tiles, tile);
         }
         self.scratch.stepped = band;
@@ -389,7 +396,7 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
 
     fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
         let scratch = &mut self.scratch.elements;
-        scratch.resize(layout::tile::<A>().len(), A::zeroed());
+        scratch.resize(traverse::tile::<A>().len(), A::zeroed());
         let mut elements = view.iter();
         let mut at = out * A::SIZE;
         loop {
@@ -407,17 +414,17 @@ impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
         }
     }
 
-    fn tile(&self) -> layout::Tile {
-        layout::tile::<A>()
+    fn tile(&self) -> traverse::Tile {
+        traverse::tile::<A>()
     }
 
-    fn row_moves(&self) -> layout::RowMoves {
+    fn row_moves(&self) -> traverse::RowMoves {
         let copied = A::is_verbatim(self.endian);
-        layout::RowMoves {
+        traverse::RowMoves {
             piece: if copied {
                 usize::MAX
             } else {
-                layout::ROW_PIECE_BYTES / A::SIZE
+                traverse::ROW_PIECE_BYTES / A::SIZE
             },
             ask: true,
         }

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
 use crate::element::Narrow;
-use crate::{fill, text, BytesDecode, BytesEncode, DataType, Element, Endian, Error};
+use crate::metadata::fill;
+use crate::runtime::text;
+use crate::{BytesDecode, BytesEncode, DataType, Element, Endian, Error};
 use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};
 
 /// Decode `bytes` as `A`, then for the sub-byte integers keep the meaning of the low bits.
@@ -29,7 +31,7 @@ macro_rules! encode_fixed {
         encode_narrow($a, $bits, DataType::$variant, $endian)?
     };
     ($a:expr, $endian:expr, $variant:ident, $t:ty) => {
-        crate::encode::encode_vec($a.view(), $endian)?
+        crate::typed::encode::encode_vec($a.view(), $endian)?
     };
 }
 
@@ -452,9 +454,9 @@ macro_rules! dyn_array {
             pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
                 Ok(match self {
                     $(DynArray::$variant(a) => encode_fixed!(a, endian, $variant, $($element)*),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => crate::encode::encode_vec(a.bytes.view(), endian)?,
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => crate::typed::encode::encode_vec(a.bytes.view(), endian)?,
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-                        crate::encode::encode_vec(values.view(), endian)?
+                        crate::typed::encode::encode_vec(values.view(), endian)?
                     }
                     DynArray::FixedLengthUtf32(s) => text::encode_utf32(s, endian)?,
                     DynArray::NullTerminatedBytes(s) => text::encode_terminated(s)?,
@@ -564,7 +566,7 @@ fn encode_narrow<A: Narrow>(
             value: x.into(),
         });
     }
-    let mut bytes = crate::encode::encode_vec(a.view(), endian)?;
+    let mut bytes = crate::typed::encode::encode_vec(a.view(), endian)?;
     let used = 0xff >> (8 - bits);
     bytes.iter_mut().for_each(|b| *b &= used);
     Ok(bytes)
@@ -603,6 +605,6 @@ impl<const N: usize> TryFrom<DynArray> for ArrayD<[u8; N]> {
 
 fn typed<A: Element>(bytes: &[u8], shape: &[usize], endian: Endian) -> Result<ArrayD<A>, Error> {
     // Elements first: the shape is copied into an IxDyn only once the bytes are good.
-    let elements = crate::decode::decode_vec::<A>(bytes, shape, endian)?;
+    let elements = crate::typed::decode::decode_vec::<A>(bytes, shape, endian)?;
     into_array(IxDyn(shape), elements)
 }

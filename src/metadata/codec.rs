@@ -94,7 +94,7 @@ impl BytesCodec {
         D: Dimension,
     {
         self.validate(&A::DATA_TYPE)?;
-        crate::encode::encode_vec(array.view().into_dyn(), self.order())
+        crate::typed::encode::encode_vec(array.view().into_dyn(), self.order())
     }
 
     /// Decode a typed array after validating this codec for its data type.
@@ -217,7 +217,7 @@ impl BytesCodec {
     ) -> Result<DynArray, Error> {
         self.validate(data_type)?;
         let endian = self.order_of(data_type);
-        crate::region::decode_region_dyn(bytes, data_type, chunk_shape, region, endian)
+        crate::typed::region::decode_region_dyn(bytes, data_type, chunk_shape, region, endian)
     }
 
     /// The byte ranges of a chunk of `data_type` and `chunk_shape` that hold `region`, as
@@ -245,7 +245,7 @@ impl BytesCodec {
         region: &[Range<usize>],
     ) -> Result<Vec<Range<usize>>, Error> {
         self.validate(data_type)?;
-        crate::region::byte_ranges(chunk_shape, region, data_type.size())
+        crate::typed::region::byte_ranges(chunk_shape, region, data_type.size())
     }
 }
 

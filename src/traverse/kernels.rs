@@ -784,7 +784,7 @@ mod tests {
     /// `finish` of its byte while the memory between is left as it was.
     #[test]
     fn scatters_of_bytes_see_every_byte() {
-        let pitch = crate::layout::tile::<u8>().pitch;
+        let pitch = crate::traverse::tile::<u8>().pitch;
         let geometries: [(usize, usize, isize); 9] = [
             (35, 9, 4096),
             (35, 9, -4096),

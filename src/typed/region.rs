@@ -5,7 +5,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
-use crate::encode::encode;
+use crate::typed::encode::encode;
 use crate::{DataType, DynArray, Element, Endian, Error};
 
 /// Check `region` against `shape`: one in-bounds, non-reversed range per axis.

@@ -7,8 +7,8 @@ use std::num::NonZeroUsize;
 use ndarray::{ArrayD, ArrayView, IxDyn};
 
 use crate::check::{checked_len, checked_size, into_array};
-use crate::decode::decode_vec;
-use crate::encode::encode_vec;
+use crate::typed::decode::decode_vec;
+use crate::typed::encode::encode_vec;
 use crate::{DataType, Endian, Error};
 
 /// Strings or byte strings of at most `length` code units or bytes each: the values of

@@ -1,0 +1,10 @@
+//! Arrays whose data type is known only at run time: one variant per data type, structs of
+//! fields, and strings of fixed length.
+
+mod dyn_array;
+mod struct_array;
+pub(crate) mod text;
+
+pub use dyn_array::{DynArray, RawArray};
+pub use struct_array::StructArray;
+pub use text::FixedLength;
