@@ -12,6 +12,7 @@ use byteorder::{BigEndian, ByteOrder, LittleEndian};
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use crate::arch;
 use crate::minifloat;
 use crate::traverse::{kernels, Block, Columns, ColumnsMut};
 use crate::{DataType, Endian};
@@ -151,7 +152,7 @@ macro_rules! word {
             fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
                 match endian {
                     e if e == Endian::NATIVE => dst.copy_from_slice(bytemuck::cast_slice(src)),
-                    _ if kernels::BULK_SWAP => kernels::swapped::<{ std::mem::size_of::<$w>() }>(
+                    _ if arch::BULK_SWAP => arch::swapped::<{ std::mem::size_of::<$w>() }>(
                         bytemuck::cast_slice(src),
                         dst,
                     ),
@@ -165,7 +166,7 @@ macro_rules! word {
                     e if e == Endian::NATIVE => {
                         bytemuck::cast_slice_mut::<Self, u8>(dst).copy_from_slice(src)
                     }
-                    _ if kernels::BULK_SWAP => kernels::swapped::<{ std::mem::size_of::<$w>() }>(
+                    _ if arch::BULK_SWAP => arch::swapped::<{ std::mem::size_of::<$w>() }>(
                         src,
                         bytemuck::cast_slice_mut(dst),
                     ),
@@ -455,7 +456,7 @@ impl sealed::Convert for bool {
     }
     fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
         for (i, (d, s)) in dst.chunks_mut(64).zip(src.chunks(64)).enumerate() {
-            kernels::request_ahead(src, i * 64);
+            arch::request_ahead(src, i * 64);
             for (d, &s) in d.iter_mut().zip(s) {
                 *d = s != 0;
             }

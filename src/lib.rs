@@ -168,6 +168,7 @@
 // The data type table first: its macro makes the types of every module below.
 #[macro_use]
 mod metadata;
+mod arch;
 mod check;
 mod element;
 mod endian;

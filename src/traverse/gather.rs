@@ -8,6 +8,7 @@ use bytemuck::Zeroable;
 use ndarray::{ArrayView1, Axis, Slice};
 
 use super::{Block, LINE_BYTES};
+use crate::arch;
 
 /// How far ahead the traversal asks for the memory it moves next: rows of the stream, or
 /// columns of a tile, each one run. Asking for the next tile as a whole kept hundreds of
@@ -36,29 +37,18 @@ const LINES_AHEAD: usize = 2;
 /// of memcpy, `f64` decoding from 0.60–0.66 to 0.66–0.71).
 #[inline]
 pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    ))]
-    {
-        let Some(run) = slice.get(start..) else {
-            return;
-        };
-        let run = &run[..len.min(run.len())];
-        // The first element of each line-long stretch, and the last element: a run that
-        // does not start on a line boundary reaches one line further.
-        for line in run.chunks(per_line::<T>()) {
-            hint(&line[0], write);
-        }
-        if let Some(last) = run.last() {
-            hint(last, write);
-        }
+    let Some(run) = slice.get(start..) else {
+        return;
+    };
+    let run = &run[..len.min(run.len())];
+    // The first element of each line-long stretch, and the last element: a run that does
+    // not start on a line boundary reaches one line further.
+    for line in run.chunks(per_line::<T>()) {
+        arch::hint(&line[0], write);
     }
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    )))]
-    let _ = (slice, start, len, write);
+    if let Some(last) = run.last() {
+        arch::hint(last, write);
+    }
 }
 
 /// [`prefetch`] for a lane of a view: its run, or when its elements step through memory
@@ -74,29 +64,9 @@ pub(crate) fn prefetch_lane<T>(lane: ArrayView1<'_, T>, write: bool) {
             let apart = lane.strides()[0].unsigned_abs().max(1);
             let step = (per_line::<T>() / apart).max(1);
             let lines = lane.slice_axis(Axis(0), Slice::new(0, None, step as isize));
-            lines.iter().for_each(|x| hint(x, write));
+            lines.iter().for_each(|x| arch::hint(x, write));
         }
     }
-}
-
-/// Hint that `x` is needed soon, into the second-level cache (`write`: it is about to be
-/// overwritten); nothing on targets without a hint.
-#[inline(always)]
-fn hint<T>(x: &T, write: bool) {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    ))]
-    if write {
-        safe_arch::prefetch_et1(x)
-    } else {
-        safe_arch::prefetch_t1(x)
-    }
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    )))]
-    let _ = (x, write);
 }
 
 /// Elements of `T` in a cache line: at least one (wide elements), and a line's bytes for
@@ -112,19 +82,10 @@ const fn per_line<T>() -> usize {
 /// Ask for the cache line of element `at` of `run`, if there is one, into the first-level
 /// cache; on targets without a hint this does nothing.
 #[inline(always)]
-pub(crate) fn request_line<T>(run: &[T], at: usize) {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    ))]
+fn request_line<T>(run: &[T], at: usize) {
     if let Some(x) = run.get(at) {
-        safe_arch::prefetch_t0(x);
+        arch::request(x);
     }
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse"
-    )))]
-    let _ = (run, at);
 }
 
 impl Block {

@@ -11,35 +11,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::{Block, Columns, ColumnsMut};
-
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-))]
-use sse2 as target;
-
-#[cfg(not(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-)))]
-use portable as target;
-
-use target::Register;
-pub(crate) use target::{swapped, BULK_SWAP};
-
-/// Bytes ahead of a bulk conversion that its source is requested, one cache line per
-/// 64-byte step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which
-/// the hardware prefetcher starts the source over from cold; two pages ahead, the source
-/// keeps streaming (measured with 64 MiB arrays: `to_zarr_bytes` big-endian f64 from 0.86
-/// to 1.0 of a fresh memcpy, `write_zarr_bytes` to a sink from 0.9 to 1.4 of memcpy).
-const AHEAD: usize = 8 * 1024;
-
-/// Ask for the cache line [`AHEAD`] bytes past `at` in `bytes`, if there is one: called
-/// once per 64 bytes of a bulk conversion.
-#[inline(always)]
-pub(crate) fn request_ahead(bytes: &[u8], at: usize) {
-    super::request_line(bytes, at + AHEAD);
-}
+use crate::arch::{Register, Vector};
 
 /// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
 /// `swap`, each element goes through `swapped`, which reverses the bytes of its components
@@ -312,7 +284,7 @@ pub(crate) fn scatter_bytes<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized, const
 /// is split between them. The casts cannot fail for the sizes the table pairs.
 #[inline(always)]
 fn transposed<
-    L: Lanes,
+    L: Vector,
     S: Pod,
     T: Pod,
     const N: usize,
@@ -339,7 +311,7 @@ fn transposed<
 /// One round of [`transposed`]: register `k` interleaves the k-th 8 bytes of the first half
 /// of the registers with the k-th 8 bytes of the second half, `W` bytes at a time.
 #[inline(always)]
-fn interleaved<R: Lanes, const N: usize, const W: usize>(registers: [R; N]) -> [R; N] {
+fn interleaved<R: Vector, const N: usize, const W: usize>(registers: [R; N]) -> [R; N] {
     std::array::from_fn(|k| {
         let (a, b) = (registers[k / 2], registers[(N + k) / 2]);
         R::interleave::<W>(a, k % 2 == 1, b, (N + k) % 2 == 1)
@@ -354,7 +326,7 @@ fn interleaved<R: Lanes, const N: usize, const W: usize>(registers: [R; N]) -> [
 /// that is no power of two, [`transposed`] would take many more rounds (3x modulo 47, for
 /// 3 × 16, is 19 perfect shuffles).
 #[inline(always)]
-fn untransposed<L: Lanes, S: Pod, T: Pod, const N: usize, const ROUNDS: usize>(s: S) -> T {
+fn untransposed<L: Vector, S: Pod, T: Pod, const N: usize, const ROUNDS: usize>(s: S) -> T {
     let mut registers: [L; N] = bytemuck::cast(s);
     for _ in 0..ROUNDS {
         registers = deinterleaved::<_, N>(registers);
@@ -366,64 +338,11 @@ fn untransposed<L: Lanes, S: Pod, T: Pod, const N: usize, const ROUNDS: usize>(s
 /// Each register yields 8 of each, so the output's 8-byte halves are the even halves of
 /// registers 0 to N − 1, then their odd halves, and register k packs halves 2k and 2k + 1.
 #[inline(always)]
-fn deinterleaved<R: Lanes, const N: usize>(registers: [R; N]) -> [R; N] {
+fn deinterleaved<R: Vector, const N: usize>(registers: [R; N]) -> [R; N] {
     std::array::from_fn(|k| {
         let (a, b) = (2 * k, 2 * k + 1);
         R::deinterleave(registers[a % N], a >= N, registers[b % N], b >= N)
     })
-}
-
-/// A register of 16 bytes in memory order, as the kernels use it.
-trait Lanes: Pod {
-    /// The `W`-byte elements of the low (`a_high`: high) half of `a` and the low
-    /// (`b_high`: high) half of `b`, alternately: a₀ b₀ a₁ b₁ …
-    fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self;
-    /// Each `W`-byte element (W = 2, 4 or 8) with its bytes reversed.
-    fn swap_words<const W: usize>(self) -> Self;
-    /// The even (`a_odd`: odd) bytes of `a`, then the even (`b_odd`: odd) bytes of `b`.
-    fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self;
-    /// The OR of the bits of `self` and `other`.
-    fn or(self, other: Self) -> Self;
-}
-
-/// A register in plain bytes: the kernels of targets without SSE2, and the definition the
-/// SSE2 registers are tested against on every target.
-impl Lanes for [u8; 16] {
-    #[inline(always)]
-    fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self {
-        let mut r = [0u8; 16];
-        let (a_at, b_at) = (if a_high { 8 } else { 0 }, if b_high { 8 } else { 0 });
-        for (i, pair) in r.chunks_exact_mut(2 * W).enumerate() {
-            pair[..W].copy_from_slice(&a[a_at + i * W..][..W]);
-            pair[W..].copy_from_slice(&b[b_at + i * W..][..W]);
-        }
-        r
-    }
-
-    #[inline(always)]
-    fn swap_words<const W: usize>(mut self) -> Self {
-        for word in self.chunks_exact_mut(W) {
-            word.reverse();
-        }
-        self
-    }
-
-    #[inline(always)]
-    fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self {
-        let mut r = [0u8; 16];
-        let (low, high) = r.split_at_mut(8);
-        for (half, register, odd) in [(low, a, a_odd), (high, b, b_odd)] {
-            let bytes = register.iter().skip(usize::from(odd)).step_by(2);
-            half.iter_mut().zip(bytes).for_each(|(h, &x)| *h = x);
-        }
-        r
-    }
-
-    #[inline(always)]
-    fn or(mut self, other: Self) -> Self {
-        self.iter_mut().zip(other).for_each(|(a, b)| *a |= b);
-        self
-    }
 }
 
 /// Gather `block` element by element (see [`gather`]).
@@ -456,142 +375,6 @@ pub(crate) fn scatter_each<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized>(
         super::scatter::<_, _, M, 1, 1>(scratch, block, memory, swapped, |x| x, |s| s);
     } else {
         super::scatter::<_, _, M, 1, 1>(scratch, block, memory, |x| x, |x| x, |s| s);
-    }
-}
-
-/// The kernels that use SSE2 registers: the rectangles' interleaves and bulk byte swaps.
-#[cfg(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-))]
-mod sse2 {
-    use safe_arch::{
-        bitand_m128i, bitor_m128i, byte_shl_imm_u128_m128i, byte_shr_imm_u128_m128i, m128i,
-        pack_i16_to_u8_m128i, set_splat_i16_m128i, shl_imm_u16_m128i, shr_imm_u16_m128i,
-        shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-        unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
-        unpack_low_i8_m128i,
-    };
-
-    /// The registers of the rectangles.
-    pub type Register = m128i;
-
-    /// Whether [`swapped`] beats byteorder's bulk conversions: measured 1.5 times as fast
-    /// in cache for 8-byte words (four registers per step).
-    pub const BULK_SWAP: bool = true;
-
-    impl super::Lanes for m128i {
-        #[inline(always)]
-        fn interleave<const W: usize>(a: Self, a_high: bool, b: Self, b_high: bool) -> Self {
-            // Halves that differ (odd register counts) are brought level first.
-            let b = match (a_high, b_high) {
-                (false, true) => byte_shr_imm_u128_m128i::<8>(b),
-                (true, false) => byte_shl_imm_u128_m128i::<8>(b),
-                _ => b,
-            };
-            match (W, a_high) {
-                (1, false) => unpack_low_i8_m128i(a, b),
-                (1, true) => unpack_high_i8_m128i(a, b),
-                (2, false) => unpack_low_i16_m128i(a, b),
-                (2, true) => unpack_high_i16_m128i(a, b),
-                (4, false) => unpack_low_i32_m128i(a, b),
-                (4, true) => unpack_high_i32_m128i(a, b),
-                _ => unreachable!("the rectangles hold 1-, 2- and 4-byte elements"),
-            }
-        }
-
-        #[inline(always)]
-        fn swap_words<const W: usize>(self) -> Self {
-            swap_words::<W>(self)
-        }
-
-        #[inline(always)]
-        fn deinterleave(a: Self, a_odd: bool, b: Self, b_odd: bool) -> Self {
-            // Each byte wanted in the low byte of its pair, the other byte zero, then the
-            // pairs packed to bytes (none saturates).
-            let low = |r: m128i, odd: bool| {
-                if odd {
-                    shr_imm_u16_m128i::<8>(r)
-                } else {
-                    bitand_m128i(r, set_splat_i16_m128i(0x00ff))
-                }
-            };
-            pack_i16_to_u8_m128i(low(a, a_odd), low(b, b_odd))
-        }
-
-        #[inline(always)]
-        fn or(self, other: Self) -> Self {
-            bitor_m128i(self, other)
-        }
-    }
-
-    /// A register with the two bytes of each pair exchanged.
-    #[inline(always)]
-    fn swap_pairs(r: m128i) -> m128i {
-        bitor_m128i(shl_imm_u16_m128i::<8>(r), shr_imm_u16_m128i::<8>(r))
-    }
-
-    /// A register of W-byte words (W = 2, 4 or 8) with the bytes of each word reversed:
-    /// the bytes of each pair exchanged, then the pairs of each word reversed.
-    #[inline(always)]
-    fn swap_words<const W: usize>(r: m128i) -> m128i {
-        // Pair orders in each half of the register: 1 0 3 2 (4-byte words), 3 2 1 0.
-        let r = swap_pairs(r);
-        match W {
-            4 => move_pairs::<0b10_11_00_01>(r),
-            8 => move_pairs::<0b00_01_10_11>(r),
-            _ => r,
-        }
-    }
-
-    /// Both halves of a register with their four pairs reordered by `ORDER`.
-    #[inline(always)]
-    fn move_pairs<const ORDER: i32>(r: m128i) -> m128i {
-        shuffle_ai_i16_h64all_m128i::<ORDER>(shuffle_ai_i16_l64all_m128i::<ORDER>(r))
-    }
-
-    /// `dst` becomes `src` with the bytes of each W-byte word reversed (W = 2, 4 or 8;
-    /// both lengths are the same multiple of W), 64 bytes at a time.
-    #[inline]
-    pub fn swapped<const W: usize>(src: &[u8], dst: &mut [u8]) {
-        const { assert!(W == 2 || W == 4 || W == 8) };
-        let whole = src;
-        let mut src = src.chunks_exact(64);
-        let mut dst = dst.chunks_exact_mut(64);
-        for (i, (s, d)) in (&mut src).zip(&mut dst).enumerate() {
-            super::request_ahead(whole, i * 64);
-            let mut registers: [m128i; 4] = bytemuck::pod_read_unaligned(s);
-            // A loop, not `map`: a call to `map` can stay out of line, spilling every step.
-            for r in &mut registers {
-                *r = swap_words::<W>(*r);
-            }
-            d.copy_from_slice(bytemuck::bytes_of(&registers));
-        }
-        super::swapped_words::<W>(src.remainder(), dst.into_remainder());
-    }
-}
-
-/// The kernels of targets without SSE2: the rectangles in plain byte arrays, and
-/// byteorder's bulk conversions.
-#[cfg(not(all(
-    any(target_arch = "x86", target_arch = "x86_64"),
-    target_feature = "sse2"
-)))]
-mod portable {
-    pub(crate) use super::swapped_words as swapped;
-
-    /// The registers of the rectangles: 16 bytes in memory order.
-    pub type Register = [u8; 16];
-
-    /// Whether [`swapped`] beats byteorder's bulk conversions: not without SSE2.
-    pub const BULK_SWAP: bool = false;
-}
-
-/// `dst` becomes `src` with the bytes of each W-byte word reversed, one word at a time.
-#[inline]
-pub(crate) fn swapped_words<const W: usize>(src: &[u8], dst: &mut [u8]) {
-    for (s, d) in src.chunks_exact(W).zip(dst.chunks_exact_mut(W)) {
-        d.iter_mut().zip(s.iter().rev()).for_each(|(d, &s)| *d = s);
     }
 }
 
@@ -837,26 +620,6 @@ mod tests {
                 }
                 assert_eq!(memory, want, "{ctx}");
             }
-        }
-    }
-
-    /// The bulk swap against its definition, for lengths around its 64-byte steps.
-    #[test]
-    fn kernels_swap_words_in_bulk() {
-        fn check<const W: usize>(src: &[u8]) {
-            let want: Vec<u8> = src
-                .chunks(W)
-                .flat_map(|w| w.iter().rev().copied())
-                .collect();
-            let mut dst = vec![0u8; src.len()];
-            super::swapped::<W>(src, &mut dst);
-            assert_eq!(dst, want, "{W}-byte words, {} bytes", src.len());
-        }
-        let bytes: Vec<u8> = (0..200u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
-        for len in [0, 8, 56, 64, 72, 128, 136, 200] {
-            check::<2>(&bytes[..len]);
-            check::<4>(&bytes[..len]);
-            check::<8>(&bytes[..len]);
         }
     }
 }

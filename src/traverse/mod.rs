@@ -28,8 +28,7 @@ pub(crate) mod kernels;
 mod plan;
 
 pub(crate) use gather::{
-    gather, prefetch, prefetch_lane, request_line, scatter, Bytes, Columns, ColumnsMut, Lanes,
-    ROWS_AHEAD,
+    gather, prefetch, prefetch_lane, scatter, Bytes, Columns, ColumnsMut, Lanes, ROWS_AHEAD,
 };
 #[cfg(feature = "rayon")]
 pub(crate) use plan::parts;
