@@ -335,6 +335,7 @@ fn rectangles<const R: usize, const K: usize>(block: &Block) -> (usize, usize) {
 
 /// The K columns of a strip (from [`Block::strip`]'s chunks in memory order, or from
 /// lanes), in column order: shared slices for a gather, exclusive ones for a scatter.
+#[inline(always)]
 fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reversed: bool) -> [S; K] {
     let mut columns = std::array::from_fn(|_| {
         chunks
