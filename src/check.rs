@@ -25,14 +25,6 @@ pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize,
     }
 }
 
-/// The element count of `shape` after checking that `bytes` has its exact size and holds
-/// only valid encodings.
-pub(crate) fn checked_bytes<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
-    let len = checked_length::<A>(shape, bytes)?;
-    check_invalid::<A>(bytes, 0)?;
-    Ok(len)
-}
-
 /// The element count of `shape` after checking that `bytes` has its exact size.
 pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
     checked_size(shape, A::SIZE, bytes)

@@ -174,7 +174,6 @@ mod element;
 mod endian;
 mod error;
 pub mod minifloat;
-#[cfg(feature = "rayon")]
 mod parallel;
 mod runtime;
 mod traverse;

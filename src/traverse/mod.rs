@@ -25,17 +25,18 @@
 
 mod gather;
 pub(crate) mod kernels;
-mod plan;
+/// Public in the crate for the thread pool, which cuts views by the plan's own facts.
+pub(crate) mod plan;
+mod walk;
 
 pub(crate) use gather::{
     gather, prefetch, prefetch_lane, scatter, Bytes, Columns, ColumnsMut, Lanes, ROWS_AHEAD,
 };
-#[cfg(feature = "rayon")]
-pub(crate) use plan::parts;
 pub(crate) use plan::{
-    plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, walk, windows, Block, Origin,
-    RowMoves, Strided, Tile, Visitor, ROW_PIECE_BYTES,
+    c_order, odometer, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, windows,
+    Block, Origin, PlanAxis, Strided, Tile,
 };
+pub(crate) use walk::{walk, RowMoves, Visitor, ROW_PIECE_BYTES};
 
 /// Make `buffer` hold `len` elements at least, growing it to exactly that: the buffers of
 /// the traversal are bounded by what they hold, not by how they grew.

@@ -1,11 +1,11 @@
 //! The traversal plan: which blocks of an array are converted, and in which order.
 
-use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn};
+use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
 
 use super::LINE_BYTES;
 
 /// Axes the traversal plans on the stack; arrays with more are split first.
-const MAX_AXES: usize = 32;
+pub(crate) const MAX_AXES: usize = 32;
 
 /// Something the traversal can cut along axis 0: a view, or a [`Strided`] description.
 pub(crate) trait Split: Sized {
@@ -21,26 +21,14 @@ pub(crate) trait Split: Sized {
     fn into_first(self) -> Self;
 }
 
-/// A view the traversal can take apart: shared for encoding, exclusive for decoding.
-pub(crate) trait View: Split {
-    /// The elements' memory: `&[A]` or `&mut [A]`.
-    type Memory;
-    /// All elements as one memory slice (lowest address first), when they are contiguous.
-    fn into_memory(self) -> Result<Self::Memory, Self>;
-    /// The byte address of `memory`'s first element.
-    fn address(memory: &Self::Memory) -> usize;
-    /// Ask for elements `start..start + len` of `memory` ([`prefetch`](super::prefetch)), to
-    /// write when the traversal writes.
-    fn request(memory: &Self::Memory, start: usize, len: usize);
-    /// The view at each index of axis 0, in order.
-    fn outer(self) -> impl Iterator<Item = Self>;
-    /// A lane of the view, of one axis.
-    type Lane;
-    /// The lanes along axis `along` of a view of two axes, one per index of the other axis,
-    /// in order: each as its memory slice, or as a view when it is none.
-    fn lanes(self, along: usize) -> impl Iterator<Item = Result<Self::Memory, Self::Lane>>;
-    /// The view with its axes in `order`.
-    fn permuted(self, order: &[usize]) -> Self;
+/// Fill `strides` with the C-order strides of `shape`, in elements: 1 for the last axis,
+/// and for each other the product of the lengths after it.
+pub(crate) fn c_order(shape: &[usize], strides: &mut [usize]) {
+    let mut step = 1;
+    for (stride, &len) in strides.iter_mut().zip(shape).rev() {
+        *stride = step;
+        step *= len;
+    }
 }
 
 /// Where the elements of an array sit in one memory slice (shape, strides, the index of the
@@ -74,11 +62,7 @@ impl Strided {
         };
         s.shape[..ndim].copy_from_slice(shape);
         s.strides[..ndim].copy_from_slice(strides);
-        let mut step = 1;
-        for k in (0..ndim).rev() {
-            s.stream[k] = step;
-            step *= shape[k];
-        }
+        c_order(shape, &mut s.stream[..ndim]);
         // The first element sits past every negatively strided axis.
         if !shape.contains(&0) {
             s.first = shape
@@ -153,33 +137,6 @@ impl<A> Split for ArrayView<'_, A, IxDyn> {
     }
 }
 
-impl<'a, A> View for ArrayView<'a, A, IxDyn> {
-    type Memory = &'a [A];
-    fn into_memory(self) -> Result<&'a [A], Self> {
-        self.to_slice_memory_order().ok_or(self)
-    }
-    fn address(memory: &&'a [A]) -> usize {
-        memory.as_ptr() as usize
-    }
-    fn request(memory: &&'a [A], start: usize, len: usize) {
-        super::prefetch(memory, start, len, false);
-    }
-    fn outer(self) -> impl Iterator<Item = Self> {
-        self.into_outer_iter()
-    }
-    type Lane = ArrayView1<'a, A>;
-    fn lanes(self, along: usize) -> impl Iterator<Item = Result<&'a [A], ArrayView1<'a, A>>> {
-        let view = self
-            .into_dimensionality::<Ix2>()
-            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
-        view.into_axis_iter(Axis(1 - along))
-            .map(|lane| lane.to_slice_memory_order().ok_or(lane))
-    }
-    fn permuted(self, order: &[usize]) -> Self {
-        self.permuted_axes(order)
-    }
-}
-
 impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
     fn shape(&self) -> &[usize] {
         ArrayViewMut::shape(self)
@@ -192,45 +149,6 @@ impl<A> Split for ArrayViewMut<'_, A, IxDyn> {
     }
     fn into_first(self) -> Self {
         self.index_axis_move(Axis(0), 0)
-    }
-}
-
-impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
-    type Memory = &'a mut [A];
-    fn into_memory(mut self) -> Result<&'a mut [A], Self> {
-        if self.as_slice_memory_order_mut().is_none() {
-            return Err(self);
-        }
-        // Contiguous, as just checked: this conversion cannot come back empty-handed.
-        self.into_slice_memory_order().ok_or_else(|| unreachable!())
-    }
-    fn address(memory: &&'a mut [A]) -> usize {
-        memory.as_ptr() as usize
-    }
-    fn request(memory: &&'a mut [A], start: usize, len: usize) {
-        super::prefetch(memory, start, len, true);
-    }
-    fn outer(self) -> impl Iterator<Item = Self> {
-        self.into_outer_iter_mut()
-    }
-    type Lane = ArrayViewMut1<'a, A>;
-    fn lanes(
-        self,
-        along: usize,
-    ) -> impl Iterator<Item = Result<&'a mut [A], ArrayViewMut1<'a, A>>> {
-        let view = self
-            .into_dimensionality::<Ix2>()
-            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
-        view.into_axis_iter_mut(Axis(1 - along)).map(|mut lane| {
-            if lane.as_slice_memory_order_mut().is_none() {
-                return Err(lane);
-            }
-            // A slice, as just checked.
-            lane.into_slice_memory_order().ok_or_else(|| unreachable!())
-        })
-    }
-    fn permuted(self, order: &[usize]) -> Self {
-        self.permuted_axes(order)
     }
 }
 
@@ -364,39 +282,11 @@ impl Block {
     }
 }
 
-/// What encoding and decoding do with each block the traversal finds.
-pub(crate) trait Visitor<V: View> {
-    /// Convert one block (positions in elements: memory slice, C-order stream).
-    fn block(&mut self, memory: &mut V::Memory, block: Block);
-    /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
-    /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
-    fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
-    /// Convert one block whose column c is `lanes[c]`, from index `block.start` of it with
-    /// `block.row_step` 1 (a band of a strip of a part of a bigger array whose lanes step
-    /// through memory, [`STEPPED_BYTES`] at most), through a buffer of its elements, in
-    /// tiles ([`Block::staged_bands`]).
-    fn stepped(&mut self, lanes: &mut [V::Lane], block: Block);
-    /// Convert a one-axis view whose elements are not one memory slice, at `out`.
-    fn strided(&mut self, view: V, out: usize);
-    /// The tile of the visitor's element type: the geometry of its scratch buffer.
-    fn tile(&self) -> Tile;
-    /// How the rows of a part move ([`lane_rows`]).
-    fn row_moves(&self) -> RowMoves;
-    /// The byte address of stream position 0.
-    fn stream(&self) -> usize;
-}
-
-/// Bytes of the blocks that [`reordered_parts`] cuts a part of a bigger array into, at
-/// most, for the thread pool: deep enough along both the axis closest in memory and the
-/// last axis ([`block_sizes`]) that the tiles read long runs and write long stream rows.
-#[cfg(feature = "rayon")]
-const PART_BYTES: usize = 1 << 22;
-
 /// The axes of a view from the farthest apart in memory to the closest, by the size of
 /// their strides: the view permuted so has its elements in memory order, as far as they
 /// are in any. Axes of length 1, whose strides say nothing, come first, then broadcast
 /// axes (stride 0), which repeat the whole of what follows; ties keep axis order.
-fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
+pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..shape.len()).collect();
     order.sort_by_key(|&k| {
         let stride = strides[k].unsigned_abs();
@@ -415,400 +305,8 @@ pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
 }
 
 /// The last axis longer than 1: the one along which a view's rows run in the stream.
-fn last_long_axis(shape: &[usize]) -> Option<usize> {
+pub(crate) fn last_long_axis(shape: &[usize]) -> Option<usize> {
     (0..shape.len()).rev().find(|&k| shape[k] > 1)
-}
-
-/// Visit every element of `view` once, telling the visitor where it goes in the stream.
-pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
-    let ndim = view.shape().len();
-    let mut view = view;
-    let strided = Strided::of(view.shape(), view.strides());
-    if let Some(strided) = &strided {
-        match view.into_memory() {
-            Ok(memory) => return planned(memory, strided, out, visitor),
-            Err(v) => view = v,
-        }
-    }
-    if ndim == 1 {
-        visitor.strided(view, out);
-        return;
-    }
-    let mut view = match part(view, out, visitor) {
-        Ok(()) => return,
-        Err(view) => view,
-    };
-    // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
-    let len = view.shape()[0];
-    let inner: usize = view.shape()[1..].iter().product();
-    for i in 0..len {
-        let (first, rest) = view.split_at(1);
-        walk(first.into_first(), out + i * inner, visitor);
-        view = rest;
-    }
-}
-
-/// Visit every element of `view`, of two axes or more and no one memory slice (a part of a
-/// bigger array), straight from its memory: through its lanes along the axis closest in
-/// memory, which are memory slices when that axis steps by one element. Lanes that hold the
-/// last axis, with the axes that continue them in memory, are each one slice placed in the
-/// stream ([`lane_rows`] for rows of one axis); other views move in tiles whose columns are
-/// lanes ([`lane_tiles`]). `Err(view)` for rows that step through memory, or no lanes.
-fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<(), V> {
-    let (shape, strides) = (view.shape(), view.strides());
-    let ndim = shape.len();
-    let long = |k: &usize| shape[*k] > 1;
-    let closest = (0..ndim)
-        .filter(|k| long(k) && strides[*k] != 0)
-        .min_by_key(|&k| strides[k].unsigned_abs());
-    let (Some(p), Some(last)) = (closest, last_long_axis(shape)) else {
-        return Err(view);
-    };
-    // Lanes that step through memory are visited in tiles only, of lanes that are not rows.
-    let stepped = strides[p].unsigned_abs() != 1;
-    if ndim > MAX_AXES || shape.contains(&0) || (stepped && p == last) {
-        return Err(view);
-    }
-    // The axes that continue the lanes in memory: one slice with them.
-    let mut kept = [false; MAX_AXES];
-    kept[p] = true;
-    let mut run = shape[p];
-    while let Some(k) =
-        (0..ndim).find(|&k| !stepped && long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
-    {
-        kept[k] = true;
-        run *= shape[k];
-    }
-    let rows = kept[last];
-    if !rows {
-        kept = [false; MAX_AXES];
-        kept[p] = true;
-        kept[last] = true;
-    }
-    // The other axes first (those of one index before all), then the kept ones.
-    let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
-    order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
-    let fixed = order.len();
-    order.extend((0..ndim).filter(|k| kept[*k]));
-    let mut stream = vec![0; ndim];
-    let mut step = 1;
-    for k in (0..ndim).rev() {
-        stream[k] = step;
-        step *= shape[k];
-    }
-    let stream: Vec<usize> = order.iter().map(|&k| stream[k]).collect();
-    let view = view.permuted(&order);
-    let (outer, inner) = stream.split_at(fixed);
-    match (rows, inner) {
-        // Rows of one axis: the innermost other axis and the rows, two at a time.
-        (true, &[_]) => fixing(view, &outer[..fixed - 1], out, &mut |rows, at| {
-            lane_rows(rows, outer[fixed - 1], at, visitor)
-        }),
-        (true, _) => fixing(view, outer, out, &mut |lane, at| {
-            let strided = Strided::of(lane.shape(), lane.strides());
-            match (strided, lane.into_memory()) {
-                (Some(s), Ok(memory)) => planned(memory, &s.with_stream(inner), at, visitor),
-                _ => unreachable!("a lane holds the axes that continue it in memory"),
-            }
-        }),
-        (false, _) => {
-            let mut tables = (Vec::new(), Vec::new());
-            fixing(view, outer, out, &mut |plane, at| {
-                lane_tiles(plane, inner[0], at, visitor, &mut tables)
-            })
-        }
-    }
-    Ok(())
-}
-
-/// Call `f` with the view at each index of the leading axes of `view` whose stream strides
-/// are `stream`, and its stream position, from `out`.
-fn fixing<V: View>(view: V, stream: &[usize], out: usize, f: &mut impl FnMut(V, usize)) {
-    match stream.split_first() {
-        None => f(view, out),
-        Some((&step, rest)) => {
-            for (i, sub) in view.outer().enumerate() {
-                fixing(sub, rest, out + i * step, f);
-            }
-        }
-    }
-}
-
-/// Bytes of the buffer that lanes stepping through memory are copied through, at most
-/// ([`Visitor::stepped`]): as many tiles of a strip as fit, so that the copies are long.
-const STEPPED_BYTES: usize = 256 * 1024;
-
-impl Block {
-    /// The blocks of at most `tile_rows` rows of this band of a strip, once copied into a
-    /// buffer that holds its columns one after the other ([`Visitor::stepped`]).
-    pub(crate) fn staged_bands(&self, tile: Tile) -> impl Iterator<Item = Block> + '_ {
-        (0..self.rows).step_by(tile.rows).map(move |r0| {
-            let rows = tile.rows.min(self.rows - r0);
-            Block {
-                start: r0,
-                rows,
-                row_step: 1,
-                col_step: self.rows as isize,
-                out: self.out + r0 * self.out_row,
-                pitch: if rows > 1 { tile.pitch } else { self.cols },
-                ..*self
-            }
-        })
-    }
-}
-
-/// How far ahead of its conversion the memory of the rows of a part is asked for, in bytes:
-/// the rows are runs spread over many pages, which the hardware does not follow.
-const ROW_BYTES_AHEAD: usize = 16 * 1024;
-
-/// Bytes of the pieces of a part's row that converts, rather than copies, its elements
-/// ([`RowMoves::piece`]).
-pub(crate) const ROW_PIECE_BYTES: usize = 1024;
-
-/// How a visitor moves the rows of a part ([`lane_rows`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RowMoves {
-    /// Elements of a row converted at once, between the requests for the rows ahead: whole
-    /// rows where the conversion is a plain copy, which copies long runs fastest; else
-    /// [`ROW_PIECE_BYTES`], so that the requests keep pace.
-    pub piece: usize,
-    /// Whether the rows ahead are asked for: not when whole rows are copied into, as a
-    /// request to write would read lines that the copy overwrites whole.
-    pub ask: bool,
-}
-
-/// Visit the rows of `rows`, of two axes whose rows are memory slices, in pieces of a row,
-/// asking for the memory [`ROW_BYTES_AHEAD`] ahead as it goes; `stream`: the stream stride
-/// of its first axis.
-fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor: &mut T) {
-    const HELD: usize = 16;
-    let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
-    let size = visitor.tile().size;
-    let moves = visitor.row_moves();
-    let piece = moves.piece.clamp(1, cols);
-    let reach = (ROW_BYTES_AHEAD / size).min(cols * (HELD - 1));
-    let mut lanes = rows
-        .lanes(1)
-        .map(|lane| lane.unwrap_or_else(|_| unreachable!("rows along a unit stride are slices")));
-    // The rows ahead, which the requests reach into.
-    let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
-    // Elements of the rows, as one run, asked for so far.
-    let mut requested = 0;
-    for r in 0.. {
-        let Some(mut lane) = std::mem::replace(&mut ahead[r % HELD], lanes.next()) else {
-            return;
-        };
-        for x in (0..cols).step_by(piece) {
-            let n = piece.min(cols - x);
-            let target = r * cols + x + n + reach;
-            while moves.ask && requested < target {
-                let (j, at) = (requested / cols, requested % cols);
-                let len = (cols - at).min(target - requested);
-                let first = if col_step < 0 { cols - at - len } else { at };
-                match &ahead[j % HELD] {
-                    _ if j == r => V::request(&lane, first, len),
-                    Some(row) => V::request(row, first, len),
-                    None => {}
-                }
-                requested += len;
-            }
-            let block = Block {
-                start: if col_step < 0 { cols - 1 - x } else { x },
-                rows: 1,
-                row_step: 0,
-                cols: n,
-                col_step: col_step.signum(),
-                out: out + r * stream + x,
-                out_row: 0,
-                pitch: n,
-            };
-            visitor.block(&mut lane, block);
-        }
-    }
-}
-
-/// Visit `plane`, of two axes (the one closest in memory and the last), in the tiles of
-/// [`plan`], whose columns are the plane's lanes, from stream position `out`; `stream`: the
-/// stream stride of its first axis. The tiles down a strip of columns read from a table of
-/// the strip's lanes (`tables`, kept for the next plane): their memory slices
-/// ([`Visitor::lanes`]), the only memory beyond the tile's scratch buffer; or, for lanes
-/// that step through memory, their views ([`Visitor::stepped`]).
-fn lane_tiles<V: View, T: Visitor<V>>(
-    plane: V,
-    stream: usize,
-    out: usize,
-    visitor: &mut T,
-    tables: &mut (Vec<V::Memory>, Vec<V::Lane>),
-) {
-    let tile = visitor.tile();
-    let (rows, cols) = (plane.shape()[0], plane.shape()[1]);
-    let (row_step, col_step) = (plane.strides()[0], plane.strides()[1]);
-    let size = tile.size;
-    let width = if rows < tile.rows {
-        tile.short_cols
-    } else {
-        tile.cols
-    };
-    // Columns start on lines of the stream, rows on lines of memory.
-    let strips = lead(
-        visitor.stream().wrapping_add(out * size),
-        size,
-        stream as isize,
-    );
-    let mut lanes = plane.lanes(0).peekable();
-    let mut bands = None;
-    let slices = match lanes.peek() {
-        Some(Ok(first)) => {
-            bands = lead(V::address(first), size, col_step).filter(|_| row_step == 1);
-            true
-        }
-        _ => false,
-    };
-    // Lanes copied in through a buffer: bands of several tiles, whose columns are long runs.
-    let band = if slices {
-        tile.rows
-    } else {
-        (STEPPED_BYTES / (width * size)).max(tile.rows) / tile.rows * tile.rows
-    };
-    for (c0, w) in cuts(cols, width, strips, size) {
-        let strip = lanes.by_ref().take(w);
-        if slices {
-            tables.0.clear();
-            let unstepped = "lanes along a unit stride are slices";
-            tables
-                .0
-                .extend(strip.map(|l| l.unwrap_or_else(|_| unreachable!("{unstepped}"))));
-        } else {
-            tables.1.clear();
-            tables
-                .1
-                .extend(strip.map(|l| l.err().unwrap_or_else(|| unreachable!("stepped"))));
-        }
-        for (r0, height) in cuts(rows, band, bands, size) {
-            let mut block = Block {
-                start: if row_step < 0 { rows - 1 - r0 } else { r0 },
-                rows: height,
-                row_step,
-                cols: w,
-                col_step,
-                out: out + r0 * stream + c0,
-                out_row: stream,
-                pitch: if height > 1 && slices { tile.pitch } else { w },
-            };
-            if slices {
-                visitor.lanes(&mut tables.0, block);
-            } else {
-                // Views are indexed in their own order.
-                (block.start, block.row_step) = (r0, 1);
-                visitor.stepped(&mut tables.1, block);
-            }
-        }
-    }
-}
-
-/// Visit the blocks of `strided`, whose elements are `memory`, from stream position `out`.
-fn planned<V: View, T: Visitor<V>>(
-    mut memory: V::Memory,
-    strided: &Strided,
-    out: usize,
-    visitor: &mut T,
-) {
-    let tile = visitor.tile();
-    let origin = Origin {
-        memory: V::address(&memory),
-        stream: visitor.stream().wrapping_add(out * tile.size),
-    };
-    plan(strided, tile, origin, |mut block| {
-        block.out += out;
-        visitor.block(&mut memory, block)
-    });
-}
-
-/// Indices along each axis of the blocks that [`reordered_parts`] cuts a view of `size`-byte
-/// elements into, [`PART_BYTES`] at most: as deep along the axis closest in memory as along
-/// the last (the square root of the block's elements, unless one of them is shorter), so
-/// that both the runs read from memory and the rows written to the stream are long; then,
-/// when those two axes are whole, as many indices of the other axes as fit, from the
-/// closest in memory.
-#[cfg(feature = "rayon")]
-fn block_sizes(shape: &[usize], strides: &[isize], size: usize) -> Vec<usize> {
-    let most = (PART_BYTES / size.max(1)).max(1);
-    let order = memory_order(shape, strides);
-    let closest = order.last().copied().unwrap_or(0);
-    let last = last_long_axis(shape).unwrap_or(0);
-    let mut sizes = vec![1; shape.len()];
-    let side = ((most as f64).sqrt() as usize).max(most / shape[last]);
-    sizes[closest] = shape[closest].min(side).max(1);
-    sizes[last] = shape[last].min(most / sizes[closest]).max(1);
-    let mut held = sizes[closest] * sizes[last];
-    if sizes[closest] == shape[closest] && sizes[last] == shape[last] {
-        for &k in order.iter().rev().filter(|&&k| k != closest && k != last) {
-            sizes[k] = shape[k].min(most / held).max(1);
-            held *= sizes[k];
-            if sizes[k] < shape[k] {
-                break;
-            }
-        }
-    }
-    sizes
-}
-
-/// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`] moves
-/// in tiles of its lanes ([`reorders`]), for the thread pool: the view cut along its first
-/// axis longer than 1 into pieces as deep along it as the blocks of [`block_sizes`], so
-/// that each holds whole blocks and is a run of the stream, every one `per` stream
-/// positions long but the last. The view back when it is not walked so, or is one block
-/// deep along that axis.
-#[cfg(feature = "rayon")]
-pub(crate) fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
-    let (shape, strides) = (view.shape(), view.strides());
-    let first = shape.iter().position(|&len| len > 1);
-    let Some(axis) = first.filter(|_| reorders(shape, strides) && shape.len() <= MAX_AXES) else {
-        return Err(view);
-    };
-    let (len, depth) = (shape[axis], block_sizes(shape, strides, size)[axis]);
-    if depth >= len {
-        return Err(view);
-    }
-    let per = depth * shape[axis + 1..].iter().product::<usize>();
-    let mut parts = Vec::with_capacity(len.div_ceil(depth));
-    let mut rest = view;
-    for start in (0..len).step_by(depth) {
-        let (part, tail) = rest.split_axis(axis, depth.min(len - start));
-        parts.push(part);
-        rest = tail;
-    }
-    Ok((parts, per))
-}
-
-/// The parts of a view of `size`-byte elements, no one memory slice, for the thread pool:
-/// those of [`reordered_parts`] for a view that moves in tiles of its lanes; else (rows
-/// that are lanes) the view cut along its first axis longer than 1 into pieces of `least`
-/// elements at least, each a run of the stream, every one `per` stream positions long but
-/// the last. The view back when there would be one piece only.
-#[cfg(feature = "rayon")]
-pub(crate) fn parts<V: Split>(view: V, size: usize, least: usize) -> Result<(Vec<V>, usize), V> {
-    let view = match reordered_parts(view, size) {
-        Err(view) if !reorders(view.shape(), view.strides()) => view,
-        cut => return cut,
-    };
-    let shape = view.shape();
-    let Some(axis) = shape.iter().position(|&len| len > 1) else {
-        return Err(view);
-    };
-    let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
-    let depth = least.div_ceil(inner.max(1)).max(1);
-    if depth >= len {
-        return Err(view);
-    }
-    let mut parts = Vec::with_capacity(len.div_ceil(depth));
-    let mut rest = view;
-    for start in (0..len).step_by(depth) {
-        let (part, tail) = rest.split_axis(axis, depth.min(len - start));
-        parts.push(part);
-        rest = tail;
-    }
-    Ok((parts, depth * inner))
 }
 
 /// Cut `view` into C-order pieces of at most `max_len` elements (at least one element
@@ -881,7 +379,7 @@ impl Origin {
 /// read (and for a store, written) twice (measured with 64 MiB Fortran arrays, whose
 /// buffers start 16 bytes into a line as the allocator hands them out: encoding `u8`
 /// from 0.45 to 0.48 of memcpy, `f64` from 0.53 to 0.58, `complex128` from 0.57 to 0.59).
-fn cuts(
+pub(super) fn cuts(
     len: usize,
     width: usize,
     lead: Option<usize>,
@@ -903,7 +401,7 @@ fn cuts(
 /// Elements of `size` bytes from byte `address` to the next cache line boundary, when runs
 /// `stride` elements apart all share its place in a line and whole elements reach the
 /// boundary; `None` otherwise.
-fn lead(address: usize, size: usize, stride: isize) -> Option<usize> {
+pub(super) fn lead(address: usize, size: usize, stride: isize) -> Option<usize> {
     let gap = address.wrapping_neg() % LINE_BYTES;
     let aligned =
         size < LINE_BYTES && gap % size == 0 && (stride.unsigned_abs() * size) % LINE_BYTES == 0;
@@ -911,7 +409,7 @@ fn lead(address: usize, size: usize, stride: isize) -> Option<usize> {
 }
 
 /// One axis as the plan sees it: length, memory stride, stream stride (in elements).
-type PlanAxis = (usize, isize, usize);
+pub(crate) type PlanAxis = (usize, isize, usize);
 
 /// Blocks of an array held in one memory slice, none bigger than `tile` unless its columns
 /// are consecutive in memory. Tiles are cut where their runs start on cache lines, for the
@@ -959,7 +457,8 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
     };
     if last.2 != 1 {
         // A part whose innermost axis is not consecutive in the stream: element by element.
-        return odometer(axes, base, |m, o| f(block(m, one, (1, 1, 1), o)));
+        let index = &mut [0; MAX_AXES][..axes.len()];
+        return odometer(axes, base, index, |m, o, _| f(block(m, one, (1, 1, 1), o)));
     }
     if last.1 == 1 {
         // Rows contiguous in memory: blocks of whole rows, converted in bulk.
@@ -967,7 +466,8 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
             Some(&rows) => (rows, &axes[2..]),
             None => (one, &axes[1..]),
         };
-        return odometer(outer, base, |m, o| f(block(m, rows, last, o)));
+        let index = &mut [0; MAX_AXES][..outer.len()];
+        return odometer(outer, base, index, |m, o, _| f(block(m, rows, last, o)));
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
     let tile_rows = tile.rows;
@@ -985,7 +485,8 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
                 tile.cols
             };
             let size = tile.size;
-            odometer(&others[..k], base, |m, o| {
+            let index = &mut [0; MAX_AXES][..k];
+            odometer(&others[..k], base, index, |m, o, _| {
                 // Columns start on lines of the stream, rows on lines of memory.
                 let stream = origin.stream.wrapping_add(o * size);
                 let strips = lead(stream, size, out_step as isize);
@@ -1002,7 +503,7 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
                 }
             });
         }
-        _ => odometer(&axes[1..], base, |m, o| {
+        _ => odometer(&axes[1..], base, &mut [0; MAX_AXES][..n - 1], |m, o, _| {
             for c0 in (0..last.0).step_by(capacity) {
                 let width = (capacity.min(last.0 - c0), last.1, 1);
                 f(block(m + c0 as isize * last.1, one, width, o + c0));
@@ -1011,12 +512,18 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
     }
 }
 
-/// Every index of `axes` (innermost first): `f(memory offset, stream offset)`.
-fn odometer(axes: &[PlanAxis], base: isize, mut f: impl FnMut(isize, usize)) {
-    let mut index = [0usize; MAX_AXES];
+/// Every index of `axes` (innermost first; each a length, a memory step and a stream step),
+/// in C order: `f(memory offset, stream offset, index)`, counting in `index` (as long as
+/// `axes`, zero, innermost first too).
+pub(crate) fn odometer(
+    axes: &[PlanAxis],
+    base: isize,
+    index: &mut [usize],
+    mut f: impl FnMut(isize, usize, &[usize]),
+) {
     let (mut m, mut o) = (base, 0usize);
     loop {
-        f(m, o);
+        f(m, o, index);
         let mut k = 0;
         loop {
             let Some(&(len, step, out_step)) = axes.get(k) else {
@@ -1081,84 +588,5 @@ mod tests {
         assert_eq!(lead(0x1010, 1, 4097), None, "runs in other places");
         assert_eq!(lead(0x1010, 2, -64), Some(24), "a reversed stride");
         assert_eq!(lead(0x1010, 64, 1), None, "elements of a line or more");
-    }
-
-    /// The parts the pool gets of a view walked in tiles of its lanes: whole blocks deep
-    /// along the first long axis, in stream order; none for a view one block deep, or not
-    /// walked so.
-    #[cfg(feature = "rayon")]
-    #[test]
-    fn reordered_parts_hold_whole_blocks() {
-        use super::{reordered_parts, Split, Strided};
-        let parts = |shape: &[usize], strides: &[isize], size: usize| {
-            let view = Strided::of(shape, strides).unwrap();
-            let (parts, per) = reordered_parts(view, size).ok()?;
-            let shapes: Vec<Vec<usize>> = parts.iter().map(|p| p.shape().to_vec()).collect();
-            Some((shapes, per))
-        };
-        // The first 3000 rows of a `u8` array in Fortran order 3016 rows tall: blocks of
-        // 2048 rows (the square root of 4 MiB), so a part of 2048 rows and one of 952.
-        let fortran = parts(&[3000, 4096], &[1, 3016], 1).unwrap();
-        assert_eq!(
-            fortran,
-            (vec![vec![2048, 4096], vec![952, 4096]], 2048 * 4096)
-        );
-        // 2-byte elements: blocks of 1448 rows.
-        let (shapes, per) = parts(&[3000, 4096], &[1, 3016], 2).unwrap();
-        assert_eq!(shapes, [[1448, 4096], [1448, 4096], [104, 4096]]);
-        assert_eq!(per, 1448 * 4096);
-        // Few columns make deeper blocks: 4 MiB / 1500 = 2796 rows.
-        let (shapes, per) = parts(&[3000, 1500], &[1, 3016], 1).unwrap();
-        assert_eq!(
-            (shapes, per),
-            (vec![vec![2796, 1500], vec![204, 1500]], 2796 * 1500)
-        );
-        // Leading axes of length 1 are passed over.
-        let one = parts(&[1, 3000, 4096], &[7, 1, 3016], 1).unwrap();
-        assert_eq!(one.0, [[1, 2048, 4096], [1, 952, 4096]]);
-        // A part of a permuted stack, backwards along its planes, whose planes are whole
-        // blocks of 8-byte elements: 4 planes a block.
-        let stack = parts(&[8, 300, 400], &[-200_000, 1, 301], 8).unwrap();
-        assert_eq!(stack, (vec![vec![4, 300, 400]; 2], 4 * 300 * 400));
-        // One block deep, or rows that run along memory: not cut.
-        assert!(parts(&[1000, 4096], &[1, 1016], 1).is_none());
-        assert!(parts(&[3000, 4096], &[4100, 1], 1).is_none());
-    }
-
-    /// [`parts`](super::parts): the parts of [`reordered_parts`](super::reordered_parts)
-    /// where it cuts; rows of a part of a C-order array in runs of the stream of whole rows,
-    /// `least` elements at least; one part is none.
-    #[cfg(feature = "rayon")]
-    #[test]
-    fn parts_of_rows_are_runs_of_whole_rows() {
-        use super::{parts, Split, Strided};
-        let cut = |shape: &[usize], strides: &[isize], least: usize| {
-            let view = Strided::of(shape, strides).unwrap();
-            let (parts, per) = parts(view, 1, least).ok()?;
-            let shapes: Vec<Vec<usize>> = parts.iter().map(|p| p.shape().to_vec()).collect();
-            Some((shapes, per))
-        };
-        assert_eq!(
-            cut(&[3000, 4096], &[1, 3016], 1 << 20),
-            Some((vec![vec![2048, 4096], vec![952, 4096]], 2048 * 4096))
-        );
-        assert_eq!(
-            cut(&[3000, 4096], &[4100, 1], 1 << 20),
-            Some((
-                vec![vec![256, 4096]; 11]
-                    .into_iter()
-                    .chain([vec![184, 4096]])
-                    .collect(),
-                256 * 4096
-            ))
-        );
-        assert_eq!(
-            cut(&[1, 10, 300], &[0, 400, 1], 1000),
-            Some((
-                vec![vec![1, 4, 300], vec![1, 4, 300], vec![1, 2, 300]],
-                1200
-            ))
-        );
-        assert!(cut(&[3000, 4096], &[4100, 1], 1 << 24).is_none());
     }
 }

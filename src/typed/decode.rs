@@ -7,7 +7,8 @@ use ndarray::{
     IntoDimension, IxDyn, Slice,
 };
 
-use crate::check::{check_invalid, checked_bytes, checked_len, checked_length, into_array};
+use crate::check::{check_invalid, checked_len, checked_length, into_array};
+use crate::parallel;
 use crate::traverse::{self, Block, ColumnsMut, Lanes, Visitor};
 use crate::{Element, Endian, Error};
 
@@ -201,21 +202,11 @@ pub(crate) fn decode_vec<A: Element>(
     shape: &[usize],
     endian: Endian,
 ) -> Result<Vec<A>, Error> {
-    #[cfg(feature = "rayon")]
-    if crate::parallel::worth(bytes.len()) {
-        // Validate, then allocate, then convert what is known valid, as below.
-        let len = checked_length::<A>(shape, bytes)?;
-        check_parallel::<A>(bytes)?;
-        let mut elements = bytemuck::zeroed_vec::<A>(len);
-        let per = crate::parallel::per_task::<A>(len);
-        crate::parallel::zip(bytes, per * A::SIZE, &mut elements, per, |s, d| {
-            A::read(s, endian, d)
-        });
-        return Ok(elements);
-    }
-    let len = checked_bytes::<A>(shape, bytes)?;
+    // Validate, then allocate, then convert what is known valid.
+    let len = checked_length::<A>(shape, bytes)?;
+    parallel::check::<A>(bytes)?;
     let mut elements = bytemuck::zeroed_vec::<A>(len);
-    A::read(bytes, endian, &mut elements);
+    parallel::read(bytes, &mut elements, |s, d| A::read(s, endian, d));
     Ok(elements)
 }
 
@@ -243,17 +234,19 @@ fn fill(
     Ok(())
 }
 
-/// Decode `bytes`, of checked length, into `view`.
+/// Decode `bytes`, of checked length, into `view`: on the thread pool in parts when it is
+/// large and the `rayon` feature is on.
 pub(crate) fn decode<A: Element>(
     view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
 ) -> Result<(), Error> {
-    #[cfg(feature = "rayon")]
-    if crate::parallel::worth(bytes.len()) {
-        return decode_parallel(view, bytes, endian);
-    }
-    decode_sequential(view, bytes, endian)
+    parallel::decode(
+        view,
+        bytes,
+        |view, bytes| decode_sequential(view, bytes, endian),
+        |part, stream, out| decode_part(part, stream, out, bytes, endian),
+    )
 }
 
 /// Decode `bytes`, of checked length, into `view` on the calling thread.
@@ -272,61 +265,9 @@ fn decode_sequential<A: Element>(
     }
 }
 
-/// Decode `bytes`, of checked length, into `view` in parts on the rayon thread pool.
-#[cfg(feature = "rayon")]
-fn decode_parallel<A: Element>(
-    mut view: ArrayViewMut<'_, A, IxDyn>,
-    bytes: &[u8],
-    endian: Endian,
-) -> Result<(), Error> {
-    use rayon::prelude::*;
-    if let Some(slice) = view.as_slice_mut() {
-        return read_parallel(bytes, endian, slice);
-    }
-    let valid = if view.as_slice_memory_order_mut().is_some() {
-        crate::parallel::halves(view, |part, stream, out| {
-            decode_part(part, stream, out, bytes, endian)
-        })
-    } else {
-        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
-        // the traversal moves it in tiles of its lanes.
-        let least = crate::parallel::per_task::<A>(view.len());
-        match traverse::parts(view, A::SIZE, least) {
-            Ok((parts, per)) => {
-                crate::parallel::each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
-                    decode_sequential(part, piece, endian).is_ok()
-                })
-            }
-            Err(view) => return decode_sequential(view, bytes, endian),
-        }
-    };
-    if !valid {
-        // Report the first invalid byte of the stream, whichever part met one.
-        check_parallel::<A>(bytes)?;
-    }
-    Ok(())
-}
-
-/// Decode `bytes` into `dst` in equal parts, validating as it goes.
-#[cfg(feature = "rayon")]
-fn read_parallel<A: Element>(bytes: &[u8], endian: Endian, dst: &mut [A]) -> Result<(), Error> {
-    let per = crate::parallel::per_task::<A>(dst.len());
-    crate::parallel::try_zip(bytes, per * A::SIZE, dst, per, |i, s, d| {
-        read_checked(s, i * per * A::SIZE, endian, d)
-    })
-}
-
-/// Validate all of `bytes` in equal parts.
-#[cfg(feature = "rayon")]
-fn check_parallel<A: Element>(bytes: &[u8]) -> Result<(), Error> {
-    let per = crate::parallel::per_task::<A>(bytes.len() / A::SIZE) * A::SIZE;
-    crate::parallel::try_chunks(bytes, per, |i, part| check_invalid::<A>(part, i * per))
-}
-
 /// Decode into `part`, one slice of memory placed at `out` in the stream with strides
 /// `stream`, from `bytes`, validating them as they move: `false` if one of its bytes is
 /// no valid encoding, and then the part may be partly written.
-#[cfg(feature = "rayon")]
 fn decode_part<A: Element>(
     mut part: ArrayViewMut<'_, A, IxDyn>,
     stream: &[usize],

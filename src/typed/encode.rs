@@ -1,6 +1,7 @@
 //! Encoding: any array, any layout, to C-order bytes.
 
 use std::io::Write;
+use std::marker::PhantomData;
 
 use ndarray::{
     ArrayBase, ArrayView, ArrayView1, ArrayViewMut1, Axis, Data, Dimension, IxDyn, Slice,
@@ -8,7 +9,7 @@ use ndarray::{
 
 use crate::check::checked_len;
 use crate::element::sealed::Convert;
-use std::marker::PhantomData;
+use crate::parallel;
 
 use crate::traverse::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
 use crate::{Element, Endian, Error};
@@ -202,48 +203,15 @@ pub(crate) fn encode_vec<A: Element>(
     Ok(out)
 }
 
-/// Encode `view` into `out`, whose length is already checked.
+/// Encode `view` into `out`, whose length is already checked: on the thread pool in parts
+/// when it is large and the `rayon` feature is on.
 pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
-    #[cfg(feature = "rayon")]
-    if crate::parallel::worth(out.len()) {
-        return encode_parallel(view, endian, out);
-    }
-    encode_sequential(view, endian, out)
-}
-
-/// Encode `view` into `out` in parts on the rayon thread pool.
-#[cfg(feature = "rayon")]
-fn encode_parallel<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
-    use crate::parallel;
-    use rayon::prelude::*;
-    if let Some(slice) = view.to_slice() {
-        let per = parallel::per_task::<A>(slice.len());
-        return parallel::zip(slice, per, out, per * A::SIZE, |s, d| {
-            A::write(s, endian, d)
-        });
-    }
-    match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
-        Some((strided, memory)) if parallel::windows_keep_tiles::<A>(&strided) => {
-            parallel::windows::<A>(strided, out, |window, part| {
-                encode_strided(memory, window, endian, part, &mut Scratch::default())
-            })
-        }
-        // Windows that would cut the tiles: on one thread.
-        Some(_) => encode_sequential(view, endian, out),
-        // Not one memory slice: in parts that are runs of the stream, of whole blocks where
-        // the traversal moves it in tiles of its lanes.
-        None => {
-            match traverse::parts(view, A::SIZE, parallel::per_task::<A>(out.len() / A::SIZE)) {
-                Ok((parts, per)) => {
-                    parallel::each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
-                        encode_sequential(part, endian, piece);
-                        true
-                    });
-                }
-                Err(view) => encode_sequential(view, endian, out),
-            }
-        }
-    }
+    parallel::encode(
+        view,
+        out,
+        |view, out| encode_sequential(view, endian, out),
+        |memory, window, out| encode_strided(memory, window, endian, out, &mut Scratch::default()),
+    )
 }
 
 /// Encode `view` into `out` on the calling thread.

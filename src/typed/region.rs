@@ -5,6 +5,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
+use crate::traverse::{self, PlanAxis};
 use crate::typed::encode::encode;
 use crate::{DataType, DynArray, Element, Endian, Error};
 
@@ -53,8 +54,8 @@ fn run_count(shape: &[usize], region: &[Range<usize>]) -> usize {
 }
 
 /// Every maximal run of the region, in C order: `f(index, offset, len)` where `index` is the
-/// run's position along the axes before the innermost partial one (relative to the region),
-/// and `offset` and `len` count elements of the chunk.
+/// run's position along the axes before the innermost partial one (relative to the region,
+/// innermost first), and `offset` and `len` count elements of the chunk.
 fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], usize, usize)) {
     if region.iter().any(|r| r.is_empty()) {
         return;
@@ -64,39 +65,19 @@ fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], us
         let total: usize = shape.iter().product();
         return f(&[], 0, total);
     };
-    let inner: usize = shape[partial + 1..].iter().product();
-    let run = region[partial].len() * inner;
-    // C-order strides of the chunk, in elements.
     let mut strides = vec![0; shape.len()];
-    let mut stride = 1;
-    for k in (0..shape.len()).rev() {
-        strides[k] = stride;
-        stride *= shape[k];
-    }
+    traverse::c_order(shape, &mut strides);
+    let run = region[partial].len() * strides[partial];
+    let first: usize = (0..=partial).map(|k| region[k].start * strides[k]).sum();
+    // The axes before the partial one, innermost first, each stepping through the chunk.
+    let axes: Vec<PlanAxis> = (0..partial)
+        .rev()
+        .map(|k| (region[k].len(), strides[k] as isize, 0))
+        .collect();
     let mut index = vec![0; partial];
-    loop {
-        let offset: usize = index
-            .iter()
-            .zip(region)
-            .zip(&strides)
-            .map(|((i, r), s)| (r.start + i) * s)
-            .sum::<usize>()
-            + region[partial].start * strides[partial];
-        f(&index, offset, run);
-        // Next index, last axis fastest.
-        let mut k = partial;
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            index[k] += 1;
-            if index[k] < region[k].len() {
-                break;
-            }
-            index[k] = 0;
-        }
-    }
+    traverse::odometer(&axes, first as isize, &mut index, |offset, _, index| {
+        f(index, offset as usize, run)
+    });
 }
 
 /// The byte ranges of a chunk of `shape` whose elements are `A` that hold `region` (one
@@ -295,9 +276,9 @@ where
         });
     }
     runs(shape, region, |index, offset, len| {
-        // The run is the array with its leading axes fixed at `index`.
+        // The run is the array with its leading axes fixed at `index` (innermost first).
         let mut part = array.view().into_dyn();
-        for &i in index {
+        for &i in index.iter().rev() {
             part = part.index_axis_move(Axis(0), i);
         }
         encode(

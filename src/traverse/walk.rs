@@ -1,0 +1,428 @@
+//! The walk: how a view of any layout is taken apart into what the plan cuts into blocks
+//! (one memory slice, the lanes of a part of a bigger array, or single axes), and handed to
+//! a [`Visitor`], encoding's or decoding's, block by block.
+
+use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn};
+
+use super::plan::{
+    cuts, last_long_axis, lead, plan, Block, Origin, Split, Strided, Tile, MAX_AXES,
+};
+
+/// A view the traversal can take apart: shared for encoding, exclusive for decoding.
+pub(crate) trait View: Split {
+    /// The elements' memory: `&[A]` or `&mut [A]`.
+    type Memory;
+    /// All elements as one memory slice (lowest address first), when they are contiguous.
+    fn into_memory(self) -> Result<Self::Memory, Self>;
+    /// The byte address of `memory`'s first element.
+    fn address(memory: &Self::Memory) -> usize;
+    /// Ask for elements `start..start + len` of `memory` ([`prefetch`](super::prefetch)), to
+    /// write when the traversal writes.
+    fn request(memory: &Self::Memory, start: usize, len: usize);
+    /// The view at each index of axis 0, in order.
+    fn outer(self) -> impl Iterator<Item = Self>;
+    /// A lane of the view, of one axis.
+    type Lane;
+    /// The lanes along axis `along` of a view of two axes, one per index of the other axis,
+    /// in order: each as its memory slice, or as a view when it is none.
+    fn lanes(self, along: usize) -> impl Iterator<Item = Result<Self::Memory, Self::Lane>>;
+    /// The view with its axes in `order`.
+    fn permuted(self, order: &[usize]) -> Self;
+}
+
+impl<'a, A> View for ArrayView<'a, A, IxDyn> {
+    type Memory = &'a [A];
+    fn into_memory(self) -> Result<&'a [A], Self> {
+        self.to_slice_memory_order().ok_or(self)
+    }
+    fn address(memory: &&'a [A]) -> usize {
+        memory.as_ptr() as usize
+    }
+    fn request(memory: &&'a [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, false);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter()
+    }
+    type Lane = ArrayView1<'a, A>;
+    fn lanes(self, along: usize) -> impl Iterator<Item = Result<&'a [A], ArrayView1<'a, A>>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter(Axis(1 - along))
+            .map(|lane| lane.to_slice_memory_order().ok_or(lane))
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
+    }
+}
+
+impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
+    type Memory = &'a mut [A];
+    fn into_memory(mut self) -> Result<&'a mut [A], Self> {
+        if self.as_slice_memory_order_mut().is_none() {
+            return Err(self);
+        }
+        // Contiguous, as just checked: this conversion cannot come back empty-handed.
+        self.into_slice_memory_order().ok_or_else(|| unreachable!())
+    }
+    fn address(memory: &&'a mut [A]) -> usize {
+        memory.as_ptr() as usize
+    }
+    fn request(memory: &&'a mut [A], start: usize, len: usize) {
+        super::prefetch(memory, start, len, true);
+    }
+    fn outer(self) -> impl Iterator<Item = Self> {
+        self.into_outer_iter_mut()
+    }
+    type Lane = ArrayViewMut1<'a, A>;
+    fn lanes(
+        self,
+        along: usize,
+    ) -> impl Iterator<Item = Result<&'a mut [A], ArrayViewMut1<'a, A>>> {
+        let view = self
+            .into_dimensionality::<Ix2>()
+            .unwrap_or_else(|_| unreachable!("lanes of two axes"));
+        view.into_axis_iter_mut(Axis(1 - along)).map(|mut lane| {
+            if lane.as_slice_memory_order_mut().is_none() {
+                return Err(lane);
+            }
+            // A slice, as just checked.
+            lane.into_slice_memory_order().ok_or_else(|| unreachable!())
+        })
+    }
+    fn permuted(self, order: &[usize]) -> Self {
+        self.permuted_axes(order)
+    }
+}
+
+/// What encoding and decoding do with each block the traversal finds.
+pub(crate) trait Visitor<V: View> {
+    /// Convert one block (positions in elements: memory slice, C-order stream).
+    fn block(&mut self, memory: &mut V::Memory, block: Block);
+    /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
+    /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
+    fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
+    /// Convert one block whose column c is `lanes[c]`, from index `block.start` of it with
+    /// `block.row_step` 1 (a band of a strip of a part of a bigger array whose lanes step
+    /// through memory, [`STEPPED_BYTES`] at most), through a buffer of its elements, in
+    /// tiles ([`Block::staged_bands`]).
+    fn stepped(&mut self, lanes: &mut [V::Lane], block: Block);
+    /// Convert a one-axis view whose elements are not one memory slice, at `out`.
+    fn strided(&mut self, view: V, out: usize);
+    /// The tile of the visitor's element type: the geometry of its scratch buffer.
+    fn tile(&self) -> Tile;
+    /// How the rows of a part move ([`lane_rows`]).
+    fn row_moves(&self) -> RowMoves;
+    /// The byte address of stream position 0.
+    fn stream(&self) -> usize;
+}
+
+/// Visit every element of `view` once, telling the visitor where it goes in the stream.
+pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
+    let ndim = view.shape().len();
+    let mut view = view;
+    let strided = Strided::of(view.shape(), view.strides());
+    if let Some(strided) = &strided {
+        match view.into_memory() {
+            Ok(memory) => return planned(memory, strided, out, visitor),
+            Err(v) => view = v,
+        }
+    }
+    if ndim == 1 {
+        visitor.strided(view, out);
+        return;
+    }
+    let mut view = match part(view, out, visitor) {
+        Ok(()) => return,
+        Err(view) => view,
+    };
+    // Not one block of memory (a slice of a bigger array, a broadcast): split axis 0.
+    let len = view.shape()[0];
+    let inner: usize = view.shape()[1..].iter().product();
+    for i in 0..len {
+        let (first, rest) = view.split_at(1);
+        walk(first.into_first(), out + i * inner, visitor);
+        view = rest;
+    }
+}
+
+/// Visit every element of `view`, of two axes or more and no one memory slice (a part of a
+/// bigger array), straight from its memory: through its lanes along the axis closest in
+/// memory, which are memory slices when that axis steps by one element. Lanes that hold the
+/// last axis, with the axes that continue them in memory, are each one slice placed in the
+/// stream ([`lane_rows`] for rows of one axis); other views move in tiles whose columns are
+/// lanes ([`lane_tiles`]). `Err(view)` for rows that step through memory, or no lanes.
+fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<(), V> {
+    let (shape, strides) = (view.shape(), view.strides());
+    let ndim = shape.len();
+    let long = |k: &usize| shape[*k] > 1;
+    let closest = (0..ndim)
+        .filter(|k| long(k) && strides[*k] != 0)
+        .min_by_key(|&k| strides[k].unsigned_abs());
+    let (Some(p), Some(last)) = (closest, last_long_axis(shape)) else {
+        return Err(view);
+    };
+    // Lanes that step through memory are visited in tiles only, of lanes that are not rows.
+    let stepped = strides[p].unsigned_abs() != 1;
+    if ndim > MAX_AXES || shape.contains(&0) || (stepped && p == last) {
+        return Err(view);
+    }
+    // The axes that continue the lanes in memory: one slice with them.
+    let mut kept = [false; MAX_AXES];
+    kept[p] = true;
+    let mut run = shape[p];
+    while let Some(k) =
+        (0..ndim).find(|&k| !stepped && long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
+    {
+        kept[k] = true;
+        run *= shape[k];
+    }
+    let rows = kept[last];
+    if !rows {
+        kept = [false; MAX_AXES];
+        kept[p] = true;
+        kept[last] = true;
+    }
+    // The other axes first (those of one index before all), then the kept ones.
+    let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
+    order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
+    let fixed = order.len();
+    order.extend((0..ndim).filter(|k| kept[*k]));
+    let mut stream = vec![0; ndim];
+    let mut step = 1;
+    for k in (0..ndim).rev() {
+        stream[k] = step;
+        step *= shape[k];
+    }
+    let stream: Vec<usize> = order.iter().map(|&k| stream[k]).collect();
+    let view = view.permuted(&order);
+    let (outer, inner) = stream.split_at(fixed);
+    match (rows, inner) {
+        // Rows of one axis: the innermost other axis and the rows, two at a time.
+        (true, &[_]) => fixing(view, &outer[..fixed - 1], out, &mut |rows, at| {
+            lane_rows(rows, outer[fixed - 1], at, visitor)
+        }),
+        (true, _) => fixing(view, outer, out, &mut |lane, at| {
+            let strided = Strided::of(lane.shape(), lane.strides());
+            match (strided, lane.into_memory()) {
+                (Some(s), Ok(memory)) => planned(memory, &s.with_stream(inner), at, visitor),
+                _ => unreachable!("a lane holds the axes that continue it in memory"),
+            }
+        }),
+        (false, _) => {
+            let mut tables = (Vec::new(), Vec::new());
+            fixing(view, outer, out, &mut |plane, at| {
+                lane_tiles(plane, inner[0], at, visitor, &mut tables)
+            })
+        }
+    }
+    Ok(())
+}
+
+/// Call `f` with the view at each index of the leading axes of `view` whose stream strides
+/// are `stream`, and its stream position, from `out`.
+fn fixing<V: View>(view: V, stream: &[usize], out: usize, f: &mut impl FnMut(V, usize)) {
+    match stream.split_first() {
+        None => f(view, out),
+        Some((&step, rest)) => {
+            for (i, sub) in view.outer().enumerate() {
+                fixing(sub, rest, out + i * step, f);
+            }
+        }
+    }
+}
+
+/// Bytes of the buffer that lanes stepping through memory are copied through, at most
+/// ([`Visitor::stepped`]): as many tiles of a strip as fit, so that the copies are long.
+const STEPPED_BYTES: usize = 256 * 1024;
+
+impl Block {
+    /// The blocks of at most `tile_rows` rows of this band of a strip, once copied into a
+    /// buffer that holds its columns one after the other ([`Visitor::stepped`]).
+    pub(crate) fn staged_bands(&self, tile: Tile) -> impl Iterator<Item = Block> + '_ {
+        (0..self.rows).step_by(tile.rows).map(move |r0| {
+            let rows = tile.rows.min(self.rows - r0);
+            Block {
+                start: r0,
+                rows,
+                row_step: 1,
+                col_step: self.rows as isize,
+                out: self.out + r0 * self.out_row,
+                pitch: if rows > 1 { tile.pitch } else { self.cols },
+                ..*self
+            }
+        })
+    }
+}
+
+/// How far ahead of its conversion the memory of the rows of a part is asked for, in bytes:
+/// the rows are runs spread over many pages, which the hardware does not follow.
+const ROW_BYTES_AHEAD: usize = 16 * 1024;
+
+/// Bytes of the pieces of a part's row that converts, rather than copies, its elements
+/// ([`RowMoves::piece`]).
+pub(crate) const ROW_PIECE_BYTES: usize = 1024;
+
+/// How a visitor moves the rows of a part ([`lane_rows`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMoves {
+    /// Elements of a row converted at once, between the requests for the rows ahead: whole
+    /// rows where the conversion is a plain copy, which copies long runs fastest; else
+    /// [`ROW_PIECE_BYTES`], so that the requests keep pace.
+    pub piece: usize,
+    /// Whether the rows ahead are asked for: not when whole rows are copied into, as a
+    /// request to write would read lines that the copy overwrites whole.
+    pub ask: bool,
+}
+
+/// Visit the rows of `rows`, of two axes whose rows are memory slices, in pieces of a row,
+/// asking for the memory [`ROW_BYTES_AHEAD`] ahead as it goes; `stream`: the stream stride
+/// of its first axis.
+fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor: &mut T) {
+    const HELD: usize = 16;
+    let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
+    let size = visitor.tile().size;
+    let moves = visitor.row_moves();
+    let piece = moves.piece.clamp(1, cols);
+    let reach = (ROW_BYTES_AHEAD / size).min(cols * (HELD - 1));
+    let mut lanes = rows
+        .lanes(1)
+        .map(|lane| lane.unwrap_or_else(|_| unreachable!("rows along a unit stride are slices")));
+    // The rows ahead, which the requests reach into.
+    let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
+    // Elements of the rows, as one run, asked for so far, and where the next is: its row
+    // and its index in the row.
+    let (mut requested, mut j, mut at) = (0, 0, 0);
+    for r in 0.. {
+        let Some(mut lane) = std::mem::replace(&mut ahead[r % HELD], lanes.next()) else {
+            return;
+        };
+        for x in (0..cols).step_by(piece) {
+            let n = piece.min(cols - x);
+            let target = r * cols + x + n + reach;
+            while moves.ask && requested < target {
+                let len = (cols - at).min(target - requested);
+                let first = if col_step < 0 { cols - at - len } else { at };
+                match &ahead[j % HELD] {
+                    _ if j == r => V::request(&lane, first, len),
+                    Some(row) => V::request(row, first, len),
+                    None => {}
+                }
+                requested += len;
+                at += len;
+                if at == cols {
+                    (j, at) = (j + 1, 0);
+                }
+            }
+            let block = Block {
+                start: if col_step < 0 { cols - 1 - x } else { x },
+                rows: 1,
+                row_step: 0,
+                cols: n,
+                col_step: col_step.signum(),
+                out: out + r * stream + x,
+                out_row: 0,
+                pitch: n,
+            };
+            visitor.block(&mut lane, block);
+        }
+    }
+}
+
+/// Visit `plane`, of two axes (the one closest in memory and the last), in the tiles of
+/// [`plan`], whose columns are the plane's lanes, from stream position `out`; `stream`: the
+/// stream stride of its first axis. The tiles down a strip of columns read from a table of
+/// the strip's lanes (`tables`, kept for the next plane): their memory slices
+/// ([`Visitor::lanes`]), the only memory beyond the tile's scratch buffer; or, for lanes
+/// that step through memory, their views ([`Visitor::stepped`]).
+fn lane_tiles<V: View, T: Visitor<V>>(
+    plane: V,
+    stream: usize,
+    out: usize,
+    visitor: &mut T,
+    tables: &mut (Vec<V::Memory>, Vec<V::Lane>),
+) {
+    let tile = visitor.tile();
+    let (rows, cols) = (plane.shape()[0], plane.shape()[1]);
+    let (row_step, col_step) = (plane.strides()[0], plane.strides()[1]);
+    let size = tile.size;
+    let width = if rows < tile.rows {
+        tile.short_cols
+    } else {
+        tile.cols
+    };
+    // Columns start on lines of the stream, rows on lines of memory.
+    let strips = lead(
+        visitor.stream().wrapping_add(out * size),
+        size,
+        stream as isize,
+    );
+    let mut lanes = plane.lanes(0).peekable();
+    let mut bands = None;
+    let slices = match lanes.peek() {
+        Some(Ok(first)) => {
+            bands = lead(V::address(first), size, col_step).filter(|_| row_step == 1);
+            true
+        }
+        _ => false,
+    };
+    // Lanes copied in through a buffer: bands of several tiles, whose columns are long runs.
+    let band = if slices {
+        tile.rows
+    } else {
+        (STEPPED_BYTES / (width * size)).max(tile.rows) / tile.rows * tile.rows
+    };
+    for (c0, w) in cuts(cols, width, strips, size) {
+        let strip = lanes.by_ref().take(w);
+        if slices {
+            tables.0.clear();
+            let unstepped = "lanes along a unit stride are slices";
+            tables
+                .0
+                .extend(strip.map(|l| l.unwrap_or_else(|_| unreachable!("{unstepped}"))));
+        } else {
+            tables.1.clear();
+            tables
+                .1
+                .extend(strip.map(|l| l.err().unwrap_or_else(|| unreachable!("stepped"))));
+        }
+        for (r0, height) in cuts(rows, band, bands, size) {
+            let mut block = Block {
+                start: if row_step < 0 { rows - 1 - r0 } else { r0 },
+                rows: height,
+                row_step,
+                cols: w,
+                col_step,
+                out: out + r0 * stream + c0,
+                out_row: stream,
+                pitch: if height > 1 && slices { tile.pitch } else { w },
+            };
+            if slices {
+                visitor.lanes(&mut tables.0, block);
+            } else {
+                // Views are indexed in their own order.
+                (block.start, block.row_step) = (r0, 1);
+                visitor.stepped(&mut tables.1, block);
+            }
+        }
+    }
+}
+
+/// Visit the blocks of `strided`, whose elements are `memory`, from stream position `out`.
+fn planned<V: View, T: Visitor<V>>(
+    mut memory: V::Memory,
+    strided: &Strided,
+    out: usize,
+    visitor: &mut T,
+) {
+    let tile = visitor.tile();
+    let origin = Origin {
+        memory: V::address(&memory),
+        stream: visitor.stream().wrapping_add(out * tile.size),
+    };
+    plan(strided, tile, origin, |mut block| {
+        block.out += out;
+        visitor.block(&mut memory, block)
+    });
+}
