@@ -9,11 +9,9 @@ use std::num::NonZeroUsize;
 
 use bytemuck::{Pod, Zeroable};
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
-use half::{bf16, f16};
 use num_complex::Complex;
 
 use crate::arch;
-use crate::minifloat;
 use crate::traverse::{kernels, Block, Columns, ColumnsMut};
 use crate::{DataType, Endian};
 
@@ -300,12 +298,12 @@ macro_rules! low_bits {
 /// imaginary. Encoding writes their codes; decoding clears the high bits of each byte. Not
 /// `Pod`, so it moves one element at a time and is never viewed.
 macro_rules! complex_low_bits {
-    ($t:ident, $d:ident) => {
-        impl Element for Complex<minifloat::$t> {
+    ($t:ty, $d:ident) => {
+        impl Element for Complex<$t> {
             const SIZE: usize = 2;
             const DATA_TYPE: DataType = DataType::$d;
         }
-        impl sealed::Convert for Complex<minifloat::$t> {
+        impl sealed::Convert for Complex<$t> {
             fn is_verbatim(_: Endian) -> bool {
                 true
             }
@@ -316,10 +314,7 @@ macro_rules! complex_low_bits {
             }
             fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
                 for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
-                    *d = Complex::new(
-                        minifloat::$t::from_bits(s[0]),
-                        minifloat::$t::from_bits(s[1]),
-                    );
+                    *d = Complex::new(<$t>::from_bits(s[0]), <$t>::from_bits(s[1]));
                 }
             }
             fn cast(_: &[u8]) -> Option<&[Self]> {
@@ -339,43 +334,32 @@ macro_rules! complex_low_bits {
     };
 }
 
-element!(u8 => u8, UInt8);
-element!(i8 => u8, Int8);
-element!(u16 => u16, UInt16);
-element!(i16 => u16, Int16);
-element!(f16 => u16, Float16);
-element!(bf16 => u16, BFloat16);
-element!(u32 => u32, UInt32);
-element!(i32 => u32, Int32);
-element!(f32 => u32, Float32);
-element!(u64 => u64, UInt64);
-element!(i64 => u64, Int64);
-element!(f64 => u64, Float64);
-element!(Complex<f32> => u32, Complex64);
-element!(Complex<f64> => u64, Complex128);
-element!(Complex<f16> => u16, ComplexFloat16);
-element!(Complex<bf16> => u16, ComplexBFloat16);
-element!(minifloat::Float8E3M4 => u8, Float8E3M4);
-element!(minifloat::Float8E4M3 => u8, Float8E4M3);
-element!(minifloat::Float8E4M3B11FNUZ => u8, Float8E4M3B11FNUZ);
-element!(minifloat::Float8E4M3FN => u8, Float8E4M3FN);
-element!(minifloat::Float8E4M3FNUZ => u8, Float8E4M3FNUZ);
-element!(minifloat::Float8E5M2 => u8, Float8E5M2);
-element!(minifloat::Float8E5M2FNUZ => u8, Float8E5M2FNUZ);
-element!(minifloat::Float8E8M0FNU => u8, Float8E8M0FNU);
-element!(Complex<minifloat::Float8E3M4> => u8, ComplexFloat8E3M4);
-element!(Complex<minifloat::Float8E4M3> => u8, ComplexFloat8E4M3);
-element!(Complex<minifloat::Float8E4M3B11FNUZ> => u8, ComplexFloat8E4M3B11FNUZ);
-element!(Complex<minifloat::Float8E4M3FNUZ> => u8, ComplexFloat8E4M3FNUZ);
-element!(Complex<minifloat::Float8E5M2> => u8, ComplexFloat8E5M2);
-element!(Complex<minifloat::Float8E5M2FNUZ> => u8, ComplexFloat8E5M2FNUZ);
-element!(Complex<minifloat::Float8E8M0FNU> => u8, ComplexFloat8E8M0FNU);
-complex_low_bits!(Float4E2M1FN, ComplexFloat4E2M1FN);
-complex_low_bits!(Float6E2M3FN, ComplexFloat6E2M3FN);
-complex_low_bits!(Float6E3M2FN, ComplexFloat6E3M2FN);
-low_bits!(minifloat::Float4E2M1FN, Float4E2M1FN);
-low_bits!(minifloat::Float6E2M3FN, Float6E2M3FN);
-low_bits!(minifloat::Float6E3M2FN, Float6E3M2FN);
+/// The [`Element`] of each row of the data type table, made by its conversion column:
+/// a run of words, a minifloat in the low bits of a byte, or a pair of them. `bool`
+/// (checked bytes) and the narrow integers (values of `i8` and `u8`, [`Narrow`]) are
+/// written out below.
+macro_rules! elements {
+    ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident [$($conversion:tt)*] $doc:literal;)*) => {
+        $(conversion!([$($conversion)*] ($($element)*) $variant);)*
+    };
+}
+
+/// One row of [`elements`].
+macro_rules! conversion {
+    ([word $w:ty] ($t:ty) $d:ident) => {
+        element!($t => $w, $d);
+    };
+    ([low_bits] ($t:ty) $d:ident) => {
+        low_bits!($t, $d);
+    };
+    ([complex_low_bits] (num_complex::Complex<$m:ty>) $d:ident) => {
+        complex_low_bits!($m, $d);
+    };
+    ([bool] $($row:tt)*) => {};
+    ([narrow] $($row:tt)*) => {};
+}
+
+fixed_types!(elements);
 
 /// Integers held in the low bits of a byte (`int2`, `int4` as `i8`; `uint2`, `uint4` as
 /// `u8`): what a stored byte means. A value fits when it is its own widening, and is stored

@@ -15,53 +15,55 @@ use crate::{Error, MetadataError};
 /// [`DynArray`](crate::DynArray), the Zarr name, the Rust element (for the sub-byte integers
 /// with the bits they keep, see [`Narrow`](crate::element::Narrow)), bytes per element,
 /// whether the codec's `endian` applies, the `fill_value` form (a function of `fill.rs`),
+/// the conversion (how `element.rs` makes its [`Element`](crate::Element): `word` and the
+/// word type, `low_bits`, `complex_low_bits`; `bool` and `narrow` are written out there)
 /// and what the bytes are. Passes the table to the macro `$then`.
 macro_rules! fixed_types {
     ($then:ident) => {
         $then! {
-            // variant               name                         element                                                     size endian fill
-            Bool                     "bool"                       (bool)                                                       1 no  boolean           "one byte, 0x00 or 0x01";
-            Int8                     "int8"                       (i8)                                                         1 no  integer           "two's complement";
-            Int16                    "int16"                      (i16)                                                        2 yes integer           "two's complement";
-            Int32                    "int32"                      (i32)                                                        4 yes integer           "two's complement";
-            Int64                    "int64"                      (i64)                                                        8 yes integer           "two's complement";
-            UInt8                    "uint8"                      (u8)                                                         1 no  integer           "unsigned";
-            UInt16                   "uint16"                     (u16)                                                        2 yes integer           "unsigned";
-            UInt32                   "uint32"                     (u32)                                                        4 yes integer           "unsigned";
-            UInt64                   "uint64"                     (u64)                                                        8 yes integer           "unsigned";
-            Float16                  "float16"                    (half::f16)                                                  2 yes float             "IEEE 754 binary16";
-            BFloat16                 "bfloat16"                   (half::bf16)                                                 2 yes float             "the upper half of a binary32 (extension)";
-            Float32                  "float32"                    (f32)                                                        4 yes float             "IEEE 754 binary32";
-            Float64                  "float64"                    (f64)                                                        8 yes float             "IEEE 754 binary64";
-            Complex64                "complex64"                  (num_complex::Complex<f32>)                                  8 yes complex           "two `float32`, real then imaginary";
-            Complex128               "complex128"                 (num_complex::Complex<f64>)                                 16 yes complex           "two `float64`, real then imaginary";
-            ComplexFloat16           "complex_float16"            (num_complex::Complex<half::f16>)                            4 yes complex           "two `float16`, real then imaginary (extension)";
-            ComplexBFloat16          "complex_bfloat16"           (num_complex::Complex<half::bf16>)                           4 yes complex           "two `bfloat16`, real then imaginary (extension)";
-            Int2                     "int2"                       (i8; 2 bits)                                                 1 no  integer           "the low 2 bits of a byte, two's complement (extension)";
-            Int4                     "int4"                       (i8; 4 bits)                                                 1 no  integer           "the low 4 bits of a byte, two's complement (extension)";
-            UInt2                    "uint2"                      (u8; 2 bits)                                                 1 no  integer           "the low 2 bits of a byte (extension)";
-            UInt4                    "uint4"                      (u8; 4 bits)                                                 1 no  integer           "the low 4 bits of a byte (extension)";
-            Float4E2M1FN             "float4_e2m1fn"              (crate::minifloat::Float4E2M1FN)                             1 no  minifloat         "the low 4 bits of a byte (extension)";
-            Float6E2M3FN             "float6_e2m3fn"              (crate::minifloat::Float6E2M3FN)                             1 no  minifloat         "the low 6 bits of a byte (extension)";
-            Float6E3M2FN             "float6_e3m2fn"              (crate::minifloat::Float6E3M2FN)                             1 no  minifloat         "the low 6 bits of a byte (extension)";
-            Float8E3M4               "float8_e3m4"                (crate::minifloat::Float8E3M4)                               1 no  minifloat         "one byte (extension)";
-            Float8E4M3               "float8_e4m3"                (crate::minifloat::Float8E4M3)                               1 no  minifloat         "one byte (extension)";
-            Float8E4M3B11FNUZ        "float8_e4m3b11fnuz"         (crate::minifloat::Float8E4M3B11FNUZ)                        1 no  minifloat         "one byte (extension)";
-            Float8E4M3FN             "float8_e4m3fn"              (crate::minifloat::Float8E4M3FN)                             1 no  minifloat         "one byte (extension)";
-            Float8E4M3FNUZ           "float8_e4m3fnuz"            (crate::minifloat::Float8E4M3FNUZ)                           1 no  minifloat         "one byte (extension)";
-            Float8E5M2               "float8_e5m2"                (crate::minifloat::Float8E5M2)                               1 no  minifloat         "one byte (extension)";
-            Float8E5M2FNUZ           "float8_e5m2fnuz"            (crate::minifloat::Float8E5M2FNUZ)                           1 no  minifloat         "one byte (extension)";
-            Float8E8M0FNU            "float8_e8m0fnu"             (crate::minifloat::Float8E8M0FNU)                            1 no  minifloat         "one byte (extension)";
-            ComplexFloat4E2M1FN      "complex_float4_e2m1fn"      (num_complex::Complex<crate::minifloat::Float4E2M1FN>)       2 no  complex_minifloat "two `float4_e2m1fn`, real then imaginary, in the low 4 bits of a byte each (extension)";
-            ComplexFloat6E2M3FN      "complex_float6_e2m3fn"      (num_complex::Complex<crate::minifloat::Float6E2M3FN>)       2 no  complex_minifloat "two `float6_e2m3fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
-            ComplexFloat6E3M2FN      "complex_float6_e3m2fn"      (num_complex::Complex<crate::minifloat::Float6E3M2FN>)       2 no  complex_minifloat "two `float6_e3m2fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
-            ComplexFloat8E3M4        "complex_float8_e3m4"        (num_complex::Complex<crate::minifloat::Float8E3M4>)         2 no  complex_minifloat "two `float8_e3m4`, real then imaginary (extension)";
-            ComplexFloat8E4M3        "complex_float8_e4m3"        (num_complex::Complex<crate::minifloat::Float8E4M3>)         2 no  complex_minifloat "two `float8_e4m3`, real then imaginary (extension)";
-            ComplexFloat8E4M3B11FNUZ "complex_float8_e4m3b11fnuz" (num_complex::Complex<crate::minifloat::Float8E4M3B11FNUZ>)  2 no  complex_minifloat "two `float8_e4m3b11fnuz`, real then imaginary (extension)";
-            ComplexFloat8E4M3FNUZ    "complex_float8_e4m3fnuz"    (num_complex::Complex<crate::minifloat::Float8E4M3FNUZ>)     2 no  complex_minifloat "two `float8_e4m3fnuz`, real then imaginary (extension)";
-            ComplexFloat8E5M2        "complex_float8_e5m2"        (num_complex::Complex<crate::minifloat::Float8E5M2>)         2 no  complex_minifloat "two `float8_e5m2`, real then imaginary (extension)";
-            ComplexFloat8E5M2FNUZ    "complex_float8_e5m2fnuz"    (num_complex::Complex<crate::minifloat::Float8E5M2FNUZ>)     2 no  complex_minifloat "two `float8_e5m2fnuz`, real then imaginary (extension)";
-            ComplexFloat8E8M0FNU     "complex_float8_e8m0fnu"     (num_complex::Complex<crate::minifloat::Float8E8M0FNU>)      2 no  complex_minifloat "two `float8_e8m0fnu`, real then imaginary (extension)";
+            // variant               name                         element                                                     size endian fill         conversion         doc
+            Bool                     "bool"                       (bool)                                                       1 no  boolean           [bool]             "one byte, 0x00 or 0x01";
+            Int8                     "int8"                       (i8)                                                         1 no  integer           [word u8]          "two's complement";
+            Int16                    "int16"                      (i16)                                                        2 yes integer           [word u16]         "two's complement";
+            Int32                    "int32"                      (i32)                                                        4 yes integer           [word u32]         "two's complement";
+            Int64                    "int64"                      (i64)                                                        8 yes integer           [word u64]         "two's complement";
+            UInt8                    "uint8"                      (u8)                                                         1 no  integer           [word u8]          "unsigned";
+            UInt16                   "uint16"                     (u16)                                                        2 yes integer           [word u16]         "unsigned";
+            UInt32                   "uint32"                     (u32)                                                        4 yes integer           [word u32]         "unsigned";
+            UInt64                   "uint64"                     (u64)                                                        8 yes integer           [word u64]         "unsigned";
+            Float16                  "float16"                    (half::f16)                                                  2 yes float             [word u16]         "IEEE 754 binary16";
+            BFloat16                 "bfloat16"                   (half::bf16)                                                 2 yes float             [word u16]         "the upper half of a binary32 (extension)";
+            Float32                  "float32"                    (f32)                                                        4 yes float             [word u32]         "IEEE 754 binary32";
+            Float64                  "float64"                    (f64)                                                        8 yes float             [word u64]         "IEEE 754 binary64";
+            Complex64                "complex64"                  (num_complex::Complex<f32>)                                  8 yes complex           [word u32]         "two `float32`, real then imaginary";
+            Complex128               "complex128"                 (num_complex::Complex<f64>)                                 16 yes complex           [word u64]         "two `float64`, real then imaginary";
+            ComplexFloat16           "complex_float16"            (num_complex::Complex<half::f16>)                            4 yes complex           [word u16]         "two `float16`, real then imaginary (extension)";
+            ComplexBFloat16          "complex_bfloat16"           (num_complex::Complex<half::bf16>)                           4 yes complex           [word u16]         "two `bfloat16`, real then imaginary (extension)";
+            Int2                     "int2"                       (i8; 2 bits)                                                 1 no  integer           [narrow]           "the low 2 bits of a byte, two's complement (extension)";
+            Int4                     "int4"                       (i8; 4 bits)                                                 1 no  integer           [narrow]           "the low 4 bits of a byte, two's complement (extension)";
+            UInt2                    "uint2"                      (u8; 2 bits)                                                 1 no  integer           [narrow]           "the low 2 bits of a byte (extension)";
+            UInt4                    "uint4"                      (u8; 4 bits)                                                 1 no  integer           [narrow]           "the low 4 bits of a byte (extension)";
+            Float4E2M1FN             "float4_e2m1fn"              (crate::minifloat::Float4E2M1FN)                             1 no  minifloat         [low_bits]         "the low 4 bits of a byte (extension)";
+            Float6E2M3FN             "float6_e2m3fn"              (crate::minifloat::Float6E2M3FN)                             1 no  minifloat         [low_bits]         "the low 6 bits of a byte (extension)";
+            Float6E3M2FN             "float6_e3m2fn"              (crate::minifloat::Float6E3M2FN)                             1 no  minifloat         [low_bits]         "the low 6 bits of a byte (extension)";
+            Float8E3M4               "float8_e3m4"                (crate::minifloat::Float8E3M4)                               1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E4M3               "float8_e4m3"                (crate::minifloat::Float8E4M3)                               1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E4M3B11FNUZ        "float8_e4m3b11fnuz"         (crate::minifloat::Float8E4M3B11FNUZ)                        1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E4M3FN             "float8_e4m3fn"              (crate::minifloat::Float8E4M3FN)                             1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E4M3FNUZ           "float8_e4m3fnuz"            (crate::minifloat::Float8E4M3FNUZ)                           1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E5M2               "float8_e5m2"                (crate::minifloat::Float8E5M2)                               1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E5M2FNUZ           "float8_e5m2fnuz"            (crate::minifloat::Float8E5M2FNUZ)                           1 no  minifloat         [word u8]          "one byte (extension)";
+            Float8E8M0FNU            "float8_e8m0fnu"             (crate::minifloat::Float8E8M0FNU)                            1 no  minifloat         [word u8]          "one byte (extension)";
+            ComplexFloat4E2M1FN      "complex_float4_e2m1fn"      (num_complex::Complex<crate::minifloat::Float4E2M1FN>)       2 no  complex_minifloat [complex_low_bits] "two `float4_e2m1fn`, real then imaginary, in the low 4 bits of a byte each (extension)";
+            ComplexFloat6E2M3FN      "complex_float6_e2m3fn"      (num_complex::Complex<crate::minifloat::Float6E2M3FN>)       2 no  complex_minifloat [complex_low_bits] "two `float6_e2m3fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
+            ComplexFloat6E3M2FN      "complex_float6_e3m2fn"      (num_complex::Complex<crate::minifloat::Float6E3M2FN>)       2 no  complex_minifloat [complex_low_bits] "two `float6_e3m2fn`, real then imaginary, in the low 6 bits of a byte each (extension)";
+            ComplexFloat8E3M4        "complex_float8_e3m4"        (num_complex::Complex<crate::minifloat::Float8E3M4>)         2 no  complex_minifloat [word u8]          "two `float8_e3m4`, real then imaginary (extension)";
+            ComplexFloat8E4M3        "complex_float8_e4m3"        (num_complex::Complex<crate::minifloat::Float8E4M3>)         2 no  complex_minifloat [word u8]          "two `float8_e4m3`, real then imaginary (extension)";
+            ComplexFloat8E4M3B11FNUZ "complex_float8_e4m3b11fnuz" (num_complex::Complex<crate::minifloat::Float8E4M3B11FNUZ>)  2 no  complex_minifloat [word u8]          "two `float8_e4m3b11fnuz`, real then imaginary (extension)";
+            ComplexFloat8E4M3FNUZ    "complex_float8_e4m3fnuz"    (num_complex::Complex<crate::minifloat::Float8E4M3FNUZ>)     2 no  complex_minifloat [word u8]          "two `float8_e4m3fnuz`, real then imaginary (extension)";
+            ComplexFloat8E5M2        "complex_float8_e5m2"        (num_complex::Complex<crate::minifloat::Float8E5M2>)         2 no  complex_minifloat [word u8]          "two `float8_e5m2`, real then imaginary (extension)";
+            ComplexFloat8E5M2FNUZ    "complex_float8_e5m2fnuz"    (num_complex::Complex<crate::minifloat::Float8E5M2FNUZ>)     2 no  complex_minifloat [word u8]          "two `float8_e5m2fnuz`, real then imaginary (extension)";
+            ComplexFloat8E8M0FNU     "complex_float8_e8m0fnu"     (num_complex::Complex<crate::minifloat::Float8E8M0FNU>)      2 no  complex_minifloat [word u8]          "two `float8_e8m0fnu`, real then imaginary (extension)";
         }
     };
 }
@@ -73,7 +75,7 @@ const ALIASES: [(&str, DataType); 2] = [
 ];
 
 macro_rules! data_type {
-    ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident $doc:literal;)*) => {
+    ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident [$($conversion:tt)*] $doc:literal;)*) => {
         /// A Zarr v3 data type that the `bytes` codec can encode.
         ///
         /// Parses from and prints as `zarr.json` writes it: a name (`"int16"`, `"r24"`) or,

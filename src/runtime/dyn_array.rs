@@ -99,7 +99,7 @@ macro_rules! conversions {
 }
 
 macro_rules! dyn_array {
-    ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident $doc:literal;)*) => {
+    ($($variant:ident $name:literal ($($element:tt)*) $size:literal $endian:ident $fill:ident [$($conversion:tt)*] $doc:literal;)*) => {
         /// An array of any data type: one variant per [`DataType`], named alike.
         ///
         /// `Int2` and `Int4` hold `i8` values from -2..=1 and -8..=7, `UInt2` and `UInt4`
