@@ -5,6 +5,7 @@
 mod common;
 mod hostile;
 
+mod architecture;
 mod codec;
 mod data_types;
 mod elements;
