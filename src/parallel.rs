@@ -247,7 +247,7 @@ mod pool {
     /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
     /// items of `pieces` in the same order: whether `f` returned true for every part (for
     /// decoding, whether every part's bytes were valid). The parts of a view that is no one
-    /// memory slice ([`traverse::parts`]) go here, each to the sequential traversal.
+    /// memory slice ([`parts`]) go here, each to the sequential traversal.
     pub(super) fn each<V: Send, B: Send>(
         parts: Vec<V>,
         pieces: impl IndexedParallelIterator<Item = B>,
@@ -354,12 +354,12 @@ mod pool {
         sizes
     }
 
-    /// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`](traverse::walk) moves
-    /// in tiles of its lanes ([`reorders`](traverse::reorders)), for the thread pool: the view cut along its first
-    /// axis longer than 1 into pieces as deep along it as the blocks of [`block_sizes`], so
-    /// that each holds whole blocks and is a run of the stream, every one `per` stream
-    /// positions long but the last. The view back when it is not walked so, or is one block
-    /// deep along that axis.
+    /// The parts of a view of `size`-byte elements, no one memory slice, that
+    /// [`walk`](traverse::walk) moves in tiles of its lanes ([`reorders`]), for the thread
+    /// pool: the view cut along its first axis longer than 1 into pieces as deep along it as
+    /// the blocks of [`block_sizes`], so that each holds whole blocks and is a run of the
+    /// stream, every one `per` stream positions long but the last. The view back when it is
+    /// not walked so, or is one block deep along that axis.
     fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
         let (shape, strides) = (view.shape(), view.strides());
         let first = shape.iter().position(|&len| len > 1);

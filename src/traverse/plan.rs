@@ -287,9 +287,9 @@ pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     order
 }
 
-/// Whether [`walk`] moves a view of two or more axes that is not one memory slice in tiles
-/// whose columns are its lanes ([`lane_tiles`]): when it has elements and its last axis
-/// longer than 1 is not the one closest in memory.
+/// Whether [`walk()`](super::walk()) moves a view of two or more axes that is not one memory
+/// slice in tiles whose columns are its lanes (`lane_tiles` in [`walk`](mod@super::walk)):
+/// when it has elements and its last axis longer than 1 is not the one closest in memory.
 pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
     let rows = last_long_axis(shape);
     let closest = memory_order(shape, strides).last().copied();
