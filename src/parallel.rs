@@ -161,15 +161,13 @@ mod pool {
     }
 
     /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
-    /// thread. Measured on 2 vCPUs (`perf_table --features rayon --size-mib M`): at 1 MiB the
-    /// pool made standard-layout conversions slower (0.6–0.8×), from 2 MiB on they gain
-    /// (1.3–1.5×).
+    /// thread, as the pool made them slower and larger ones faster (benches/README.md, Design
+    /// measurements).
     const PARALLEL_THRESHOLD: usize = 2 << 20;
 
     /// Whether a conversion of `bytes` goes to the pool: it is large enough, and the pool has
-    /// threads to share it. A pool of one thread gains nothing from parts and pays for them:
-    /// at 64 MiB it decoded 2-byte elements into Fortran order at 0.58–0.59 of memcpy in
-    /// parts, against 0.61–0.63 in one traversal.
+    /// threads to share it. A pool of one thread gains nothing from parts and pays for them
+    /// (benches/README.md, Design measurements).
     pub(super) fn worth(bytes: usize) -> bool {
         bytes >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
     }
@@ -249,7 +247,7 @@ mod pool {
     /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
     /// items of `pieces` in the same order: whether `f` returned true for every part (for
     /// decoding, whether every part's bytes were valid). The parts of a view that is no one
-    /// memory slice ([`traverse::parts`]) go here, each to the sequential traversal.
+    /// memory slice ([`parts`]) go here, each to the sequential traversal.
     pub(super) fn each<V: Send, B: Send>(
         parts: Vec<V>,
         pieces: impl IndexedParallelIterator<Item = B>,
@@ -268,9 +266,8 @@ mod pool {
     /// which the tiles read, at least 16 indices (or all of it) deep. A window that holds one
     /// index of it, as when that axis is outermost in the stream (the planes of a stack stored
     /// interleaved, viewed (2, 0, 1)), reads all of the memory of the planes for each plane,
-    /// one element in four of it: measured at 64 MiB, `u8` encoding at 0.3 of memcpy on the
-    /// pool against 0.7 on one thread in tiles, when those windows moved element by element;
-    /// in the 4-row rectangles since, one thread writes such windows at 0.39.
+    /// one element in four of it, slower on the pool than one thread in tiles
+    /// (benches/README.md, Design measurements).
     pub(super) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
         traverse::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
     }
@@ -282,10 +279,8 @@ mod pool {
     /// (every part's bytes were valid), as for [`each`].
     ///
     /// A part of a Fortran-order array reads each stream row in a run as wide as the part, so
-    /// parts are not cut finer than the pool needs. Cut down to 256 KiB whatever the pool,
-    /// 64 MiB of `u8` became parts 128 columns wide, which decoded at 0.34–0.41 of memcpy on
-    /// one thread, against 0.52–0.57 in parts of 1024 columns (`perf_table --features
-    /// rayon`).
+    /// parts are not cut finer than the pool needs: cut down to 256 KiB whatever the pool,
+    /// the parts were narrow and decoded slower (benches/README.md, Design measurements).
     pub(super) fn halves<A: Element>(
         view: ArrayViewMut<'_, A, IxDyn>,
         f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync,
@@ -359,12 +354,12 @@ mod pool {
         sizes
     }
 
-    /// The parts of a view of `size`-byte elements, no one memory slice, that [`walk`](traverse::walk) moves
-    /// in tiles of its lanes ([`reorders`](traverse::reorders)), for the thread pool: the view cut along its first
-    /// axis longer than 1 into pieces as deep along it as the blocks of [`block_sizes`], so
-    /// that each holds whole blocks and is a run of the stream, every one `per` stream
-    /// positions long but the last. The view back when it is not walked so, or is one block
-    /// deep along that axis.
+    /// The parts of a view of `size`-byte elements, no one memory slice, that
+    /// [`walk`](traverse::walk) moves in tiles of its lanes ([`reorders`]), for the thread
+    /// pool: the view cut along its first axis longer than 1 into pieces as deep along it as
+    /// the blocks of [`block_sizes`], so that each holds whole blocks and is a run of the
+    /// stream, every one `per` stream positions long but the last. The view back when it is
+    /// not walked so, or is one block deep along that axis.
     fn reordered_parts<V: Split>(view: V, size: usize) -> Result<(Vec<V>, usize), V> {
         let (shape, strides) = (view.shape(), view.strides());
         let first = shape.iter().position(|&len| len > 1);

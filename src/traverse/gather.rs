@@ -12,18 +12,16 @@ use crate::arch;
 
 /// How far ahead the traversal asks for the memory it moves next: rows of the stream, or
 /// columns of a tile, each one run. Asking for the next tile as a whole kept hundreds of
-/// runs of requests in flight, which were pushed out of the cache before they were used
-/// (measured with 64 MiB Fortran arrays, encoding `u8` from 0.37 to 0.43 of memcpy, `f64`
-/// from 0.47 to 0.50; 32 and 64 rows were no faster).
+/// runs of requests in flight, which were pushed out of the cache before they were used;
+/// 32 and 64 rows were no faster (benches/README.md, Design measurements).
 pub(crate) const ROWS_AHEAD: usize = 16;
 
 /// How many cache lines down each column a scatter asks for, into the first-level cache,
 /// ahead of the rows it stores: once per line, so that the line is there when its stores
 /// come. The second-level hints of [`Block::prefetch_ahead`] bring a tile near; these
-/// bring the next lines of the columns being written all the way in (measured with 64 MiB
-/// arrays, decoding `u16` in Fortran order from 0.60–0.61 to 0.63 of memcpy, `u8` from
-/// 0.55 to 0.56, `f32` from 0.66 to 0.68; the same lines asked for one strip ahead gained
-/// nothing).
+/// bring the next lines of the columns being written all the way in, which decodes faster;
+/// the same lines asked for one strip ahead gained nothing (benches/README.md, Design
+/// measurements).
 const LINES_AHEAD: usize = 2;
 
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
@@ -33,8 +31,7 @@ const LINES_AHEAD: usize = 2;
 /// short runs spread over many pages, too short for the hardware to notice a stream, so the
 /// traversal asks for the runs it moves next while it moves the current ones. The lines are
 /// asked into the second-level cache, not the first, where they would push out the lines
-/// being moved (measured with 64 MiB Fortran-order arrays: `u8` from 0.34–0.36 to 0.37–0.38
-/// of memcpy, `f64` decoding from 0.60–0.66 to 0.66–0.71).
+/// being moved (benches/README.md, Design measurements).
 #[inline]
 pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
     let Some(run) = slice.get(start..) else {
@@ -54,9 +51,8 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
 /// [`prefetch`] for a lane of a view: its run, or when its elements step through memory
 /// (a view stepped along the axis closest in memory), one element per cache line (every
 /// element, for steps of a line or more). Such lanes are as scattered as runs of a part
-/// are: a 64 MiB part of a Fortran-order `u16` array stepped by 2 along its first axis
-/// (`s![..;2, ..]`) encoded at 1.6–1.75 GB/s without the hints, 2.2 with them (on a 2-CPU
-/// AMD EPYC).
+/// are, and a part stepped along its first axis encodes faster with the hints
+/// (benches/README.md, Design measurements).
 pub(crate) fn prefetch_lane<T>(lane: ArrayView1<'_, T>, write: bool) {
     match lane.to_slice() {
         Some(run) => prefetch(run, 0, run.len(), write),
@@ -99,8 +95,8 @@ impl Block {
 
     /// Rows `from..` of column `c`, whose element (0, c) is at `first` of its slice
     /// ([`Columns::column`]): the lane of their elements there and the scratch index of the
-    /// first, or `None` when there are none. Always inlined: left out of line, it cost
-    /// complex128 Fortran encoding 0.1 of memcpy.
+    /// first, or `None` when there are none. Always inlined: left out of line, it slowed
+    /// complex128 Fortran encoding (benches/README.md, Design measurements).
     #[inline(always)]
     fn column_from(&self, first: isize, c: usize, from: usize) -> Option<(Lane, usize)> {
         (from < self.rows).then(|| {
@@ -148,11 +144,8 @@ impl Block {
     /// element row by row, one lane of `cols` elements per row, rather than down each
     /// column: when its rows are fewer than the 4 of the shortest rectangle and its columns
     /// outnumber them, as in a stack of 2 or 3 planes stored interleaved, whose columns of
-    /// 2 or 3 elements would each be a lane of their own (measured with the (2, 0, 1) view
-    /// of 64 MiB stacks of 3 planes, encoding / decoding: `u8` from 0.12–0.13 of memcpy to
-    /// 0.45 / 0.39, `u16` from 0.18 / 0.21 to 0.63–0.71 / 0.55–0.56, `f32` from 0.24–0.26 /
-    /// 0.37–0.38 to 0.68–0.70 / 0.63–0.64, `f64` from 0.38–0.42 / 0.54–0.56 to 0.68–0.71 /
-    /// 0.68–0.69).
+    /// 2 or 3 elements would each be a lane of their own, far slower for every element size
+    /// (benches/README.md, Design measurements).
     fn by_rows(&self, rows_k: usize) -> bool {
         rows_k == 0 && self.rows < 4 && self.cols > self.rows
     }
@@ -162,10 +155,9 @@ impl Block {
     /// the columns run along memory apart from each other; columns that follow each other
     /// in memory are one run, which the hardware streams by itself. A short distance keeps
     /// few requests in flight, which then arrive before they are pushed out: the whole
-    /// next tile at once kept 256 columns of requests waiting (measured with 64 MiB
-    /// Fortran arrays, decoding `u16` from 0.47 to 0.50 of memcpy, `f32` from 0.51 to
-    /// 0.55). Always inlined: called per column, and left out of line once the kernels
-    /// moved into their own module.
+    /// next tile at once kept 256 columns of requests waiting, and was slower
+    /// (benches/README.md, Design measurements). Always inlined: called per column, and
+    /// left out of line once the kernels moved into their own module.
     #[inline(always)]
     fn prefetch_ahead<A, M: Columns<A> + ?Sized>(&self, memory: &M, c: usize, write: bool) {
         if self.row_step != 1 || self.col_step.unsigned_abs() == self.rows {
@@ -363,8 +355,8 @@ fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
 }
 
 /// The K runs of R elements of one rectangle, copied out of memory. Loops of slice copies
-/// rather than `from_fn`, whose closures can stay out of line and copy element by element
-/// (measured: 16 × 8 bytes at a third of the speed).
+/// rather than `from_fn`, whose closures can stay out of line and copy element by element,
+/// much slower (benches/README.md, Design measurements).
 #[inline(always)]
 fn gathered_runs<'m, A: Copy + 'm, const R: usize, const K: usize>(
     mut runs: impl Iterator<Item = &'m [A]>,
@@ -385,13 +377,8 @@ fn gathered_runs<'m, A: Copy + 'm, const R: usize, const K: usize>(
 /// constant, and with [`rows_of`] and [`put_rows`] checking their columns against it once
 /// ([`columns_in_row`]), it lets the compiler prove the R row moves of a rectangle in
 /// bounds; with the block's field, it checked each of them twice, against bounds kept on
-/// the stack. Measured in
-/// instructions per byte with 2 MiB Fortran-order arrays: encoding `u8` from 2.26 to 1.51,
-/// `u16` big-endian from 1.94 to 1.54, `f32` big-endian from 1.99 to 1.57; decoding `u8`
-/// from 1.62 to 1.41, `u16` from 1.78 to 1.63, `bool` from 2.08 to 1.88. With 64 MiB
-/// arrays, encoding `u8` in Fortran order, transposed and with swapped axes went from
-/// 5.8–6.0 GB/s to 6.2–7.0, `u16` from 6.5–7.5 to 6.7–8.1; decoding, bound by memory,
-/// stayed where it was.
+/// the stack, which cost work per byte and slowed encoding; decoding, bound by memory, did
+/// not change (benches/README.md, Design measurements).
 #[inline(always)]
 fn tile_pitch<A>(block: &Block) -> usize {
     let pitch = super::tile::<A>().pitch;

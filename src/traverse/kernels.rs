@@ -24,24 +24,18 @@ use crate::arch::{Register, Vector};
 /// [`scatter`]); short rows (4 to 15 elements, as in a stack of 4 planes stored
 /// interleaved) in 4 × 16 and 4 × 8 rectangles, which also move a lone row of elements 4
 /// apart (one of those planes) as their first rows. Tiles of exactly 3 rows (a stack of 3
-/// planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of 3 registers (64 MiB
-/// `u8` and `bool` encoding from 0.43–0.44 of memcpy, row by row, to 0.73–0.75), and
-/// scatter them in the inverse rounds of [`untransposed`] (decoding `u8` from 0.23–0.25,
-/// row by row, to 0.68–0.77, `bool` from 0.13–0.21 to 0.43–0.45, on a 2-CPU AMD EPYC);
-/// their 2- and 4-byte elements gained nothing over moving row by row when gathered, and
-/// have no inverse rounds in SSE2, which packs only 2-byte lanes to bytes. 4-byte elements
-/// move in 4 × 4 squares for any tile of 4 rows or more (Fortran `f32` decoding from 0.56
-/// to 0.61–0.65 of memcpy, the (2, 0, 1) stack encoding from 0.47 to 0.66–0.79), gathered
-/// two side by side ([`side_by_side`]), which halves the bookkeeping per square: 2 MiB
-/// Fortran-order `f32` encoding from 1.26 to 1.17 instructions per byte (1.64 to 1.55
-/// big-endian), and 64 MiB arrays in Fortran order, transposed and with swapped axes
-/// from 6.9–7.6 GB/s to 7.6–8.4 (big-endian 6.5–7.0 to 6.4–7.2, five alternated runs);
+/// planes, an RGB image) move 1-byte elements in 3 × 16 rectangles of 3 registers, and
+/// scatter them in the inverse rounds of [`untransposed`], both much faster than row by
+/// row; their 2- and 4-byte elements gained nothing over moving row by row when gathered,
+/// and have no inverse rounds in SSE2, which packs only 2-byte lanes to bytes. 4-byte
+/// elements move in 4 × 4 squares for any tile of 4 rows or more (faster), gathered
+/// two side by side ([`side_by_side`]), which halves the bookkeeping per square;
 /// 2-byte elements in two 8 × 8 squares gained nothing. 8- and 16-byte elements move one
-/// by one down each column of a tall tile, measured faster than squares, whose registers
-/// spill, and than converting the rows of the tile afterwards in bulk; in a tile of
-/// exactly 4 rows, whose columns are 4 elements, they move in 4 × 4 squares of single
-/// moves, which spare each short column its own loop (`f64` (2, 0, 1) encoding from 0.45
-/// to 0.63–0.67). The casts between `A` and the registers are by the size just matched.
+/// by one down each column of a tall tile, faster than squares, whose registers spill, and
+/// than converting the rows of the tile afterwards in bulk; in a tile of exactly 4 rows,
+/// whose columns are 4 elements, they move in 4 × 4 squares of single moves, which spare
+/// each short column its own loop. The figures are in benches/README.md (Design
+/// measurements). The casts between `A` and the registers are by the size just matched.
 #[inline(always)]
 pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
     memory: &M,
@@ -55,10 +49,9 @@ pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
     // A row of 1- or 2-byte elements 4 apart in memory (one of 4 planes stored
     // interleaved, which a window of `write_zarr_bytes` holds on its own) moves as the
     // first rows of the rectangles of 4 rows, whose other rows are the memory between,
-    // rather than element by element (measured writing 64 MiB (2, 0, 1) stacks: `u8` and
-    // `bool` from 0.21–0.22 of memcpy to 0.37–0.40, `u16` from 0.38–0.41 to 0.43–0.47;
-    // 4-byte and wider elements gained nothing); so does a row of 1-byte elements 3 apart,
-    // through the 3-row rectangles (3 planes: from 0.13–0.14 to 0.25–0.26).
+    // rather than element by element, which is faster (4-byte and wider elements gained
+    // nothing); so does a row of 1-byte elements 3 apart, through the 3-row rectangles
+    // (benches/README.md, Design measurements).
     let rows = match block.rows {
         1 if size <= 2 && block.col_step == 4 => 4,
         1 if size == 1 && block.col_step == 3 => 3,
@@ -130,16 +123,11 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// than 8 × 8 squares. A square stores into 8 columns at once, 16 bytes into each, so 8
 /// cache lines fill together; where the columns lie a multiple of 4 KiB apart (axes of
 /// power-of-two lengths) those lines share one set of an 8-way first-level cache and push
-/// each other out before they are full. Measured with 64 MiB arrays on a 2-CPU AMD EPYC
-/// (columns of 16 KiB), decoding `u16` in Fortran order, transposed and with swapped axes
-/// from 0.48–0.60 of memcpy to 0.58–0.77; with columns of 16,128 bytes, from 0.52–0.63
-/// to 0.56–0.64. Gathering in 8 × 4 rectangles was slower (encoding from 0.56–0.70 to
-/// 0.50–0.62). 1-byte elements scatter in 16 × 4 rectangles where their columns lie a
-/// multiple of 4 KiB apart ([`columns_alias`]): with 64 MiB arrays (columns of 16 KiB),
-/// decoding `u8` in Fortran order went from 4.8–5.5 GB/s to 6.3–6.5, transposed from
-/// 5.3–5.6 to 7.1, with swapped axes from 5.0–5.4 to 6.7–6.8 (0.49–0.54 of memcpy to
-/// 0.56–0.67), and `bool` stayed at 4.8–5.2; elsewhere they scatter in 16 × 8, as 16 × 4
-/// was slower there (`bool` decoding from 0.53–0.58 to 0.44–0.49).
+/// each other out before they are full; the 8 × 4 rectangles decode faster, and gathering
+/// in them was slower. 1-byte elements scatter in 16 × 4 rectangles where their columns
+/// lie a multiple of 4 KiB apart ([`columns_alias`]), which decodes `u8` faster there;
+/// elsewhere they scatter in 16 × 8, as 16 × 4 was slower there (benches/README.md,
+/// Design measurements).
 ///
 /// Each element is a `P` in the scratch buffer and becomes an `A` through `finish` (the
 /// identity for `Pod` elements; the element a valid byte stands for when 1-byte elements
@@ -147,8 +135,8 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// moved, which tells a check whether any was above a bound; without, it is 0. The
 /// rectangles' bytes are ORed as whole registers into one that the compiler keeps in a
 /// register through the tile. A flag set for each element instead was a mask reduced to
-/// a bit and stored for each rectangle: decoding 2 MiB Fortran-order `bool` arrays in
-/// columns 4 KiB apart took 2.27 instructions per byte with it, 2.15 with the OR.
+/// a bit and stored for each rectangle, which took more work per byte (benches/README.md,
+/// Design measurements).
 #[inline(always)]
 pub(crate) fn scatter<
     P: Pod,

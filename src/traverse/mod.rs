@@ -17,7 +17,7 @@
 //! holds more than a tile's scratch buffer, a table of a strip's lanes and that buffer.
 //!
 //! - [`plan`](mod@plan): which blocks, in which order ([`Strided`], [`Block`], [`Tile`],
-//!   [`walk`]).
+//!   [`walk()`]).
 //! - [`gather`](mod@gather): how one block moves through the scratch buffer ([`gather()`],
 //!   [`scatter`]), in rectangles where a kernel transposes them.
 //! - [`kernels`]: what differs by target and element size: the rectangle kernels, chosen

@@ -166,8 +166,7 @@ pub(crate) struct Tile {
     /// Columns of a tile whose axis along memory is shorter than `rows`, so that its tiles
     /// are all one band (a stack of 4 planes stored interleaved), at most `cols`: 256 bytes
     /// of each stream row. Wider tiles there read memory in longer runs but write the
-    /// stream in longer ones too, and measured slower: encoding the (2, 0, 1) view of 64 MiB
-    /// stacks, 0.63–0.72 of memcpy for every element size at 256 bytes, 0.55–0.64 at 1 KiB.
+    /// stream in longer ones too, and were slower (benches/README.md, Design measurements).
     pub short_cols: usize,
     /// Bytes of an element.
     pub size: usize,
@@ -180,14 +179,12 @@ impl Tile {
     }
 }
 
-/// The tile of `A` for gathering (encoding), as measured fastest (`perf_table`, Fortran
-/// and transposed layouts):
-/// 32 KiB of elements in 64 columns for elements of 8 bytes and more; for 1-, 2- and 4-byte
-/// elements, which move in rectangles, 256 columns (256- to 1024-byte stream runs) and as
-/// many rows, a multiple of 16, as fit 72 KiB (Fortran `f32` encoding from 0.46 to
-/// 0.52–0.57 of memcpy; 128 or 512 columns are slower for every size). Rows are a cache
-/// line longer in the scratch buffer (a gain of 0.03–0.08 of memcpy for 2-byte elements,
-/// none lost elsewhere).
+/// The tile of `A` for gathering (encoding), the fastest tried in Fortran and transposed
+/// layouts (benches/README.md, Design measurements): 32 KiB of elements in 64 columns for
+/// elements of 8 bytes and more; for 1-, 2- and 4-byte elements, which move in rectangles,
+/// 256 columns (256- to 1024-byte stream runs; 128 or 512 columns are slower for every
+/// size) and as many rows, a multiple of 16, as fit 72 KiB. Rows are a cache line longer
+/// in the scratch buffer, which gains for 2-byte elements and loses nothing elsewhere.
 pub(crate) fn tile<A>() -> Tile {
     let size = std::mem::size_of::<A>().max(1);
     let short = |cols: usize| (256 / size).clamp(1, cols);
@@ -216,10 +213,9 @@ pub(crate) fn tile<A>() -> Tile {
 /// The tile of `A` for scattering (decoding): [`tile`] with half as many rows again, so
 /// a scratch buffer of at most 108 KiB for 1-, 2- and 4-byte elements and 54 KiB for
 /// wider ones (or one element, if bigger). Scattering writes memory in runs down the
-/// tile's columns, which then are half as long again; gathering reads those runs and
-/// measured no faster with them. Measured with 64 MiB Fortran-order arrays, decoding `u8`
-/// from 0.49–0.51 to 0.51–0.54 of memcpy, `u16` from 0.54–0.56 to 0.57–0.60, `f32` from
-/// 0.59–0.60 to 0.63; 72 and 144 KiB were slower than 108.
+/// tile's columns, which then are half as long again and decode faster; gathering reads
+/// those runs and was no faster with them, and 72 and 144 KiB were slower than 108
+/// (benches/README.md, Design measurements).
 pub(crate) fn scatter_tile<A>() -> Tile {
     let tile = tile::<A>();
     Tile {
@@ -231,12 +227,8 @@ pub(crate) fn scatter_tile<A>() -> Tile {
 /// How many rows of the stream ahead of the one it copies into the scratch buffer decoding
 /// asks for ([`prefetch`](super::prefetch)): 64 for 1-byte elements, 128 for wider ones,
 /// whose scatter tiles hold 48 to 192 rows. Asking for the same row of the tile below, a
-/// whole tile ahead, was slower. Measured with 64 MiB arrays, three alternated runs of
-/// `perf_table`, in Fortran order, transposed and with swapped axes: `bool` decoding from
-/// 5.7–6.1 GB/s to 5.8–6.4, `u8` from 6.4–6.9 to 6.7–7.4, `u16` from 6.2–7.4 to 6.2–7.9,
-/// `f64` from 6.4–8.3 to 6.7–8.6; `f32` and `Complex<f64>` read the same (encoding,
-/// unchanged, read the same too). 1-byte elements were slower 128 rows ahead (`u8` 6.9–7.3
-/// GB/s against 7.1–7.7 at 32 or 64), wider ones no faster 32 or 64 rows ahead.
+/// whole tile ahead, was slower; 1-byte elements were slower 128 rows ahead, wider ones
+/// no faster 32 or 64 rows ahead (benches/README.md, Design measurements).
 pub(crate) fn stream_ahead<A>() -> usize {
     if std::mem::size_of::<A>() == 1 {
         64
@@ -295,9 +287,9 @@ pub(crate) fn memory_order(shape: &[usize], strides: &[isize]) -> Vec<usize> {
     order
 }
 
-/// Whether [`walk`] moves a view of two or more axes that is not one memory slice in tiles
-/// whose columns are its lanes ([`lane_tiles`]): when it has elements and its last axis
-/// longer than 1 is not the one closest in memory.
+/// Whether [`walk()`](super::walk()) moves a view of two or more axes that is not one memory
+/// slice in tiles whose columns are its lanes (`lane_tiles` in [`walk`](mod@super::walk)):
+/// when it has elements and its last axis longer than 1 is not the one closest in memory.
 pub(crate) fn reorders(shape: &[usize], strides: &[isize]) -> bool {
     let rows = last_long_axis(shape);
     let closest = memory_order(shape, strides).last().copied();
@@ -376,9 +368,7 @@ impl Origin {
 /// the count of `size`-byte elements from the start to the first line boundary, or `None`
 /// when the pieces cannot all start on one. A run of a tile that straddles a line shares
 /// it with a tile visited much later, by which time the line has left the cache and is
-/// read (and for a store, written) twice (measured with 64 MiB Fortran arrays, whose
-/// buffers start 16 bytes into a line as the allocator hands them out: encoding `u8`
-/// from 0.45 to 0.48 of memcpy, `f64` from 0.53 to 0.58, `complex128` from 0.57 to 0.59).
+/// read (and for a store, written) twice (benches/README.md, Design measurements).
 pub(super) fn cuts(
     len: usize,
     width: usize,

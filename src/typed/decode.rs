@@ -178,8 +178,7 @@ fn read_checked<A: Element>(
 ) -> Result<(), Error> {
     if !A::CHECKED {
         // Nothing to check: one conversion, whose requests for the bytes ahead then run
-        // across the steps (measured with 64 MiB arrays, big-endian `u16`, `f32` and `f64`
-        // from 0.88–0.89 to 0.90–0.91 of memcpy).
+        // across the steps, which is faster (benches/README.md, Design measurements).
         A::read(bytes, endian, dst);
         return Ok(());
     }
@@ -399,9 +398,7 @@ impl<A: Element> Decoder<'_, A> {
             // The stream's bytes move as they are and are checked as each becomes an
             // element and is stored. Checking each row as it was copied kept fewer rows'
             // cache misses in flight, and a pass over the whole tile once it was in read
-            // it twice (measured with 64 MiB `bool` arrays, Fortran-order decoding at
-            // 0.45–0.48 of memcpy checked by row, 0.50–0.54 checked by tile, 0.55–0.58
-            // checked in the scatter; the 3-D stacks from 0.51–0.54 to 0.57–0.60).
+            // it twice: both were slower (benches/README.md, Design measurements).
             let tile = staged(self.bytes, &b, &mut self.encoded, |src, dst| {
                 dst.copy_from_slice(src)
             });

@@ -173,10 +173,7 @@ where
 /// Tiles deep that a window of `write_zarr_bytes` is cut along the axis the tiles read, in
 /// a layout converted in tiles. The plan cuts the first band of each window short, so that
 /// the others start on cache lines; a window one tile deep kept a short band in every
-/// window. Two tiles deep measured faster for every element size (64 MiB, writing to a
-/// sink, two alternated pairs of `perf_table --runs 5`: Fortran `u8` 0.53 to 0.55–0.56 of
-/// memcpy, `u16` big-endian 0.59 to 0.62–0.63, `f64` big-endian 0.65 to 0.72,
-/// `complex128` big-endian 0.70 to 0.79–0.80).
+/// window, and was slower for every element size (benches/README.md, Design measurements).
 const TILES_PER_WINDOW: usize = 2;
 
 /// Elements of each window of `write_zarr_bytes`: [`WRITE_BUFFER_SIZE`] bytes, or for a
