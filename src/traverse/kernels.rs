@@ -45,7 +45,7 @@ pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
     swapped: impl Fn(A) -> A,
 ) {
     let convert = |x: A| if swap { swapped(x) } else { x };
-    let size = std::mem::size_of::<A>();
+    let size = const { std::mem::size_of::<A>() };
     // A row of 1- or 2-byte elements 4 apart in memory (one of 4 planes stored
     // interleaved, which a window of `write_zarr_bytes` holds on its own) moves as the
     // first rows of the rectangles of 4 rows, whose other rows are the memory between,
@@ -57,26 +57,34 @@ pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
         1 if size == 1 && block.col_step == 3 => 3,
         rows => rows,
     };
-    match (size, rows) {
-        (1, 16..) => super::gather::<A, M, 16, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 8, 1, 1, 3>(s, false)
-        }),
-        (1, 4..) => super::gather::<A, M, 4, 16>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
-        }),
-        (2, 8..) => super::gather::<A, M, 8, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
-        }),
-        (2, 4..) => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
-        }),
-        (4, 4..) => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
+    // The size is matched as a constant, so each element type instantiates its own arms
+    // only.
+    match const { std::mem::size_of::<A>() } {
+        1 => match rows {
+            16.. => super::gather::<A, M, 16, 8>(memory, block, scratch, convert, |s| {
+                transposed::<Register, _, _, 8, 1, 1, 3>(s, false)
+            }),
+            4.. => super::gather::<A, M, 4, 16>(memory, block, scratch, convert, |s| {
+                transposed::<Register, _, _, 4, 1, 1, 4>(s, false)
+            }),
+            3 => super::gather::<A, M, 3, 16>(memory, block, scratch, convert, |s| {
+                transposed::<Register, _, _, 3, 1, 1, 4>(s, false)
+            }),
+            _ => gather_each(memory, block, scratch, swap, swapped),
+        },
+        2 => match rows {
+            8.. => super::gather::<A, M, 8, 8>(memory, block, scratch, convert, |s| {
+                transposed::<Register, _, _, 8, 2, WORD, 3>(s, swap)
+            }),
+            4.. => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
+                transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
+            }),
+            _ => gather_each(memory, block, scratch, swap, swapped),
+        },
+        4 if rows >= 4 => super::gather::<A, M, 4, 8>(memory, block, scratch, convert, |s| {
             side_by_side::<A, 4, 4, 8>(s, |s| transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap))
         }),
-        (1, 3) => super::gather::<A, M, 3, 16>(memory, block, scratch, convert, |s| {
-            transposed::<Register, _, _, 3, 1, 1, 4>(s, false)
-        }),
-        (8 | 16, 4) => {
+        8 | 16 if rows == 4 => {
             super::gather::<A, M, 4, 4>(memory, block, scratch, convert, |s| moved(s, convert))
         }
         _ => gather_each(memory, block, scratch, swap, swapped),
@@ -168,51 +176,59 @@ pub(crate) fn scatter<
     let each_swapped = |x: P| finish(swapped(see_element(x)));
     let convert = |x: P| if swap { each_swapped(x) } else { each(x) };
     let seen = &mut rectangles;
-    let size = std::mem::size_of::<P>();
-    match (size, block.rows) {
-        (1, 16..) if columns_alias(block, size) => {
-            super::scatter::<P, A, M, 16, 4>(scratch, block, memory, convert, &finish, |s| {
-                see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 4>(s, false))
-            })
+    // The size is matched as a constant, so each element type instantiates its own arms
+    // only; the rest move one element at a time, in two loops rather than a test per
+    // element.
+    let each_one = |memory: &mut M| {
+        if swap {
+            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
+        } else {
+            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each, &finish, |s| s)
         }
-        (1, 16..) => {
-            super::scatter::<P, A, M, 16, 8>(scratch, block, memory, convert, &finish, |s| {
-                see::<SEEN, _, 8>(seen, transposed::<Register, _, _, 8, 1, 1, 4>(s, false))
-            })
-        }
-        (1, 4..) => {
-            super::scatter::<P, A, M, 4, 16>(scratch, block, memory, convert, &finish, |s| {
-                see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 2>(s, false))
-            })
-        }
-        (2, 8..) => {
-            super::scatter::<P, A, M, 8, 4>(scratch, block, memory, convert, &finish, |s| {
+    };
+    let size = const { std::mem::size_of::<P>() };
+    match size {
+        1 => match block.rows {
+            16.. if columns_alias(block, size) => {
+                super::scatter::<P, A, M, 16, 4>(scratch, block, memory, convert, &finish, |s| {
+                    see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 4>(s, false))
+                })
+            }
+            16.. => {
+                super::scatter::<P, A, M, 16, 8>(scratch, block, memory, convert, &finish, |s| {
+                    see::<SEEN, _, 8>(seen, transposed::<Register, _, _, 8, 1, 1, 4>(s, false))
+                })
+            }
+            4.. => {
+                super::scatter::<P, A, M, 4, 16>(scratch, block, memory, convert, &finish, |s| {
+                    see::<SEEN, _, 4>(seen, transposed::<Register, _, _, 4, 1, 1, 2>(s, false))
+                })
+            }
+            3 => super::scatter::<P, A, M, 3, 16>(scratch, block, memory, convert, &finish, |s| {
+                see::<SEEN, _, 3>(seen, untransposed::<Register, _, _, 3, 4>(s))
+            }),
+            _ => each_one(memory),
+        },
+        2 => match block.rows {
+            8.. => super::scatter::<P, A, M, 8, 4>(scratch, block, memory, convert, &finish, |s| {
                 transposed::<Register, _, _, 4, 2, WORD, 3>(s, swap)
-            })
-        }
-        (2, 4..) => {
-            super::scatter::<P, A, M, 4, 8>(scratch, block, memory, convert, &finish, |s| {
+            }),
+            4.. => super::scatter::<P, A, M, 4, 8>(scratch, block, memory, convert, &finish, |s| {
                 transposed::<Register, _, _, 4, 2, WORD, 2>(s, swap)
-            })
-        }
-        (4, 4..) => {
+            }),
+            _ => each_one(memory),
+        },
+        4 if block.rows >= 4 => {
             super::scatter::<P, A, M, 4, 4>(scratch, block, memory, convert, &finish, |s| {
                 transposed::<Register, _, _, 4, 4, WORD, 2>(s, swap)
             })
         }
-        (1, 3) => super::scatter::<P, A, M, 3, 16>(scratch, block, memory, convert, &finish, |s| {
-            see::<SEEN, _, 3>(seen, untransposed::<Register, _, _, 3, 4>(s))
-        }),
-        (8 | 16, 4) => {
+        8 | 16 if block.rows == 4 => {
             super::scatter::<P, A, M, 4, 4>(scratch, block, memory, convert, &finish, |s| {
                 moved(s, |x| if swap { swapped(x) } else { x })
             })
         }
-        // Two loops rather than a test per element.
-        _ if swap => {
-            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
-        }
-        _ => super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each, &finish, |s| s),
+        _ => each_one(memory),
     }
     let rectangles: [u8; 16] = bytemuck::cast(rectangles);
     rectangles.iter().fold(elements.get(), |or, &b| or | b)

@@ -394,7 +394,8 @@ impl<A: Element> Decoder<'_, A> {
         }
         // Only byte tiles are checked: a type with invalid bytes must decode from them.
         const { assert!(!A::CHECKED || A::FROM_BYTES) };
-        if A::FROM_BYTES {
+        // A constant condition, so that each type instantiates one of the two paths.
+        if const { A::FROM_BYTES } {
             // The stream's bytes move as they are and are checked as each becomes an
             // element and is stored. Checking each row as it was copied kept fewer rows'
             // cache misses in flight, and a pass over the whole tile once it was in read

@@ -319,7 +319,8 @@ impl<A: Element> Encoder<'_, A> {
             }
             return;
         }
-        if A::SIZE == 1 {
+        // A constant condition, so that each type instantiates one of the two paths.
+        if const { A::SIZE == 1 } {
             // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
             // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
             let bytes = Bytes(memory, element_bytes::<A>, PhantomData);
