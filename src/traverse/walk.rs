@@ -291,9 +291,8 @@ fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor
         .map(|lane| lane.unwrap_or_else(|_| unreachable!("rows along a unit stride are slices")));
     // The rows ahead, which the requests reach into.
     let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
-    // Elements of the rows, as one run, asked for so far, and where the next is: its row
-    // and its index in the row.
-    let (mut requested, mut j, mut at) = (0, 0, 0);
+    // Where the next element to ask for is: its row and its index in the row.
+    let (mut j, mut at) = (0, 0);
     for r in 0.. {
         let Some(mut lane) = std::mem::replace(&mut ahead[r % HELD], lanes.next()) else {
             return;
@@ -301,15 +300,14 @@ fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor
         for x in (0..cols).step_by(piece) {
             let n = piece.min(cols - x);
             let target = r * cols + x + n + reach;
-            while moves.ask && requested < target {
-                let len = (cols - at).min(target - requested);
+            while moves.ask && j * cols + at < target {
+                let len = (cols - at).min(target - (j * cols + at));
                 let first = if col_step < 0 { cols - at - len } else { at };
                 match &ahead[j % HELD] {
                     _ if j == r => V::request(&lane, first, len),
                     Some(row) => V::request(row, first, len),
                     None => {}
                 }
-                requested += len;
                 at += len;
                 if at == cols {
                     (j, at) = (j + 1, 0);
