@@ -155,6 +155,48 @@ pub enum Error {
         /// The most the data type holds, in the same units.
         max: usize,
     },
+    /// A chunk shape with an extent of 0 on an axis.
+    ZeroChunkExtent {
+        /// The axis.
+        axis: usize,
+    },
+    /// A chunk grid with more chunks than `usize` can count.
+    TooManyChunks {
+        /// Chunks along each axis.
+        grid_shape: Box<[usize]>,
+    },
+    /// A chunk index past the end of its grid.
+    ChunkIndexOutOfBounds {
+        /// The axis.
+        axis: usize,
+        /// The index along it.
+        index: usize,
+        /// Chunks along it.
+        len: usize,
+    },
+    /// The part of a chunk inside the array, larger than the chunk on an axis.
+    PartTooLarge {
+        /// The axis.
+        axis: usize,
+        /// The part's length along it.
+        len: usize,
+        /// The chunk's length along it.
+        chunk: usize,
+    },
+    /// An array whose shape is not the shape its chunk grid cuts.
+    GridShapeMismatch {
+        /// The grid's array shape.
+        expected: Box<[usize]>,
+        /// The array's shape.
+        actual: Box<[usize]>,
+    },
+    /// An error of one chunk of a grid, which the message names.
+    InChunk {
+        /// The chunk's index in the grid.
+        index: Box<[usize]>,
+        /// What went wrong with it.
+        error: Box<Error>,
+    },
     /// What `zarr.json` says is not valid: a data type, a codec configuration, a fill value.
     Metadata(MetadataError),
 }
@@ -362,6 +404,26 @@ impl fmt::Display for Error {
                 f,
                 "element {index} is {len} long, more than {data_type} holds ({max})"
             ),
+            Error::ZeroChunkExtent { axis } => {
+                write!(f, "chunk shape has an extent of 0 on axis {axis}")
+            }
+            Error::TooManyChunks { grid_shape } => write!(
+                f,
+                "chunk grid of {grid_shape:?} chunks has more chunks than usize can count"
+            ),
+            Error::ChunkIndexOutOfBounds { axis, index, len } => write!(
+                f,
+                "chunk index out of bounds: axis {axis} is {index}, the grid has {len} chunks along it"
+            ),
+            Error::PartTooLarge { axis, len, chunk } => write!(
+                f,
+                "part larger than its chunk: axis {axis} is {len} long, the chunk {chunk}"
+            ),
+            Error::GridShapeMismatch { expected, actual } => write!(
+                f,
+                "array shape {actual:?} is not the chunk grid's array shape {expected:?}"
+            ),
+            Error::InChunk { index, error } => write!(f, "chunk {index:?}: {error}"),
             Error::Metadata(e) => fmt::Display::fmt(e, f),
         }
     }
@@ -427,6 +489,8 @@ impl error::Error for Error {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match self {
             Error::Io(e) => Some(e.get_ref()),
+            // The message already says the chunk's error; its cause, if any, is the source.
+            Error::InChunk { error, .. } => error.source(),
             _ => None,
         }
     }
@@ -508,6 +572,18 @@ mod tests {
                 index: 1,
                 len: 4,
                 max: 3,
+            },
+            ZeroChunkExtent => Error::ZeroChunkExtent { axis: 1 },
+            TooManyChunks => Error::TooManyChunks { grid_shape: [1 << 40, 1 << 40].into() },
+            ChunkIndexOutOfBounds => Error::ChunkIndexOutOfBounds { axis: 1, index: 4, len: 3 },
+            PartTooLarge => Error::PartTooLarge { axis: 0, len: 5, chunk: 4 },
+            GridShapeMismatch => Error::GridShapeMismatch {
+                expected: [10, 10].into(),
+                actual: [10, 9].into(),
+            },
+            InChunk => Error::InChunk {
+                index: [2, 1].into(),
+                error: Box::new(Error::LengthMismatch { expected: 800, actual: 799 }),
             },
             Metadata => Error::Metadata(MetadataError::EmptyStruct),
         };

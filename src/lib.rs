@@ -113,6 +113,12 @@
 //! | [`InvalidCodeUnit`](Error::InvalidCodeUnit) | invalid UTF-32 code unit 0xd800 at offset 4: not a Unicode scalar value | the chunk is not UTF-32, or is corrupt |
 //! | [`OutOfRange`](Error::OutOfRange) | value 9 at index 0 does not fit int4 | keep values in the type's range |
 //! | [`TooLong`](Error::TooLong) | element 1 is 4 long, more than {"name":"fixed_length_utf32","configuration":{"length_bytes":12}} holds (3) | shorten it, or use a longer type |
+//! | [`ZeroChunkExtent`](Error::ZeroChunkExtent) | chunk shape has an extent of 0 on axis 1 | chunk extents are at least 1 |
+//! | [`TooManyChunks`](Error::TooManyChunks) | chunk grid of [1099511627776, 1099511627776] chunks has more chunks than usize can count | use bigger chunks; the shape may be hostile |
+//! | [`ChunkIndexOutOfBounds`](Error::ChunkIndexOutOfBounds) | chunk index out of bounds: axis 1 is 4, the grid has 3 chunks along it | index chunks by [`ChunkGrid::indices`] |
+//! | [`PartTooLarge`](Error::PartTooLarge) | part larger than its chunk: axis 0 is 5 long, the chunk 4 | pass the chunk's part inside the array ([`ChunkGrid::region`]) |
+//! | [`GridShapeMismatch`](Error::GridShapeMismatch) | array shape [10, 9] is not the chunk grid's array shape [10, 10] | make the grid of the array's shape |
+//! | [`InChunk`](Error::InChunk) | chunk [2, 1]: byte length mismatch: the shape needs 800 bytes, got 799 | see the chunk's error; its index names the chunk |
 //! | [`InvalidEndian`](MetadataError::InvalidEndian) | invalid endian "native": must be "little" or "big" | fix the codec metadata |
 //! | [`EndianRequired`](MetadataError::EndianRequired) | the bytes codec needs an endian for the multi-byte data type float64 | add `"configuration": {"endian": ...}` |
 //! | [`UnknownDataType`](MetadataError::UnknownDataType) | unknown data type "float128" | names are lowercase Zarr names; the type may be unsupported |
@@ -186,7 +192,7 @@ pub use metadata::{BytesCodec, DataType, ScaleFactor, StructField, StructType, T
 pub use runtime::{DynArray, FixedLength, RawArray, StructArray};
 pub use typed::{
     decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
-    BytesEncode, BytesView, BytesViewMut,
+    BytesEncode, BytesView, BytesViewMut, ChunkDecodeInto, ChunkEncode, ChunkGrid,
 };
 
 /// Values that are not valid cannot be built: each of these fails to compile.

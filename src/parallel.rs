@@ -75,6 +75,31 @@ pub(crate) fn read<A: Element>(bytes: &[u8], dst: &mut [A], read: impl Fn(&[u8],
     read(bytes, dst)
 }
 
+/// `a()` and `b()`, on two threads of the pool when it has them; else `a()`, then `b()`.
+pub(crate) fn join<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    #[cfg(feature = "rayon")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "rayon"))]
+    (a(), b())
+}
+
+/// `f()`, its conversions kept on the calling thread: the chunks of a grid share the pool
+/// among themselves, and cutting each again would only add parts.
+pub(crate) fn on_this_thread<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "rayon")]
+    return pool::ON_THIS_THREAD.with(|flag| {
+        let before = flag.replace(true);
+        let result = f();
+        flag.set(before);
+        result
+    });
+    #[cfg(not(feature = "rayon"))]
+    f()
+}
+
 /// The pool's side of the hooks.
 #[cfg(feature = "rayon")]
 mod pool {
@@ -169,7 +194,14 @@ mod pool {
     /// threads to share it. A pool of one thread gains nothing from parts and pays for them
     /// (benches/README.md, Design measurements).
     pub(super) fn worth(bytes: usize) -> bool {
-        bytes >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
+        bytes >= PARALLEL_THRESHOLD
+            && rayon::current_num_threads() > 1
+            && !ON_THIS_THREAD.with(|flag| flag.get())
+    }
+
+    thread_local! {
+        /// Set while [`super::on_this_thread`] runs its work on this thread.
+        pub(super) static ON_THIS_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
     /// Bytes each task converts, at least.

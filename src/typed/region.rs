@@ -10,7 +10,7 @@ use crate::typed::encode::encode;
 use crate::{DataType, DynArray, Element, Endian, Error};
 
 /// Check `region` against `shape`: one in-bounds, non-reversed range per axis.
-fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
+pub(crate) fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
     if region.len() != shape.len() {
         return Err(Error::RankMismatch {
             expected: shape.len(),
@@ -37,7 +37,7 @@ fn check(shape: &[usize], region: &[Range<usize>]) -> Result<(), Error> {
 }
 
 /// The innermost axis the region does not cover whole, if any: runs span the axes after it.
-fn partial_axis(shape: &[usize], region: &[Range<usize>]) -> Option<usize> {
+pub(crate) fn partial_axis(shape: &[usize], region: &[Range<usize>]) -> Option<usize> {
     (0..shape.len()).rev().find(|&k| region[k] != (0..shape[k]))
 }
 
@@ -56,7 +56,11 @@ fn run_count(shape: &[usize], region: &[Range<usize>]) -> usize {
 /// Every maximal run of the region, in C order: `f(index, offset, len)` where `index` is the
 /// run's position along the axes before the innermost partial one (relative to the region,
 /// innermost first), and `offset` and `len` count elements of the chunk.
-fn runs(shape: &[usize], region: &[Range<usize>], mut f: impl FnMut(&[usize], usize, usize)) {
+pub(crate) fn runs(
+    shape: &[usize],
+    region: &[Range<usize>],
+    mut f: impl FnMut(&[usize], usize, usize),
+) {
     if region.iter().any(|r| r.is_empty()) {
         return;
     }
@@ -162,32 +166,54 @@ pub(crate) fn decode_region_dyn(
     let region_shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
     let len = checked_len(&region_shape, size)?;
     let mut gathered = Vec::with_capacity(len * size);
-    let mut run = 0;
     runs(shape, region, |_, offset, len| {
-        run = len * size;
         gathered.extend_from_slice(&bytes[offset * size..(offset + len) * size]);
     });
-    DynArray::decode(&gathered, data_type, &region_shape, endian).map_err(|e| {
-        // An offset in the gathered bytes: run `at / run`, `at % run` bytes into it.
-        let mut starts = Vec::new();
-        runs(shape, region, |_, offset, _| starts.push(offset * size));
-        let in_chunk = |at: usize| {
-            starts
-                .get(at / run.max(1))
-                .map_or(at, |s| s + at % run.max(1))
-        };
-        match e {
-            Error::InvalidBool { offset, value } => Error::InvalidBool {
-                offset: in_chunk(offset),
-                value,
-            },
-            Error::InvalidCodeUnit { offset, value } => Error::InvalidCodeUnit {
-                offset: in_chunk(offset),
-                value,
-            },
-            other => other,
-        }
-    })
+    DynArray::decode(&gathered, data_type, &region_shape, endian)
+        .map_err(|e| with_offset(e, |at| offset_in_chunk(shape, region, size, at)))
+}
+
+/// `e` with the offset it names moved by `offset`: from the region's gathered bytes to the
+/// chunk's.
+pub(crate) fn with_offset(e: Error, offset: impl Fn(usize) -> usize) -> Error {
+    match e {
+        Error::InvalidBool { offset: at, value } => Error::InvalidBool {
+            offset: offset(at),
+            value,
+        },
+        Error::InvalidCodeUnit { offset: at, value } => Error::InvalidCodeUnit {
+            offset: offset(at),
+            value,
+        },
+        other => other,
+    }
+}
+
+/// The offset in a chunk of `shape` of byte `at` of the bytes of `region` gathered run after
+/// run, for elements of `size` bytes.
+pub(crate) fn offset_in_chunk(
+    shape: &[usize],
+    region: &[Range<usize>],
+    size: usize,
+    at: usize,
+) -> usize {
+    let Some(partial) = partial_axis(shape, region) else {
+        return at;
+    };
+    let mut strides = vec![0; shape.len()];
+    traverse::c_order(shape, &mut strides);
+    let run = region[partial].len() * strides[partial] * size;
+    if run == 0 {
+        return at;
+    }
+    let (mut q, within) = (at / run, at % run);
+    let mut offset = region[partial].start * strides[partial];
+    for k in (0..partial).rev() {
+        let n = region[k].len();
+        offset += (region[k].start + q % n) * strides[k];
+        q /= n;
+    }
+    offset * size + within
 }
 
 /// Decode just `region` of a whole chunk's bytes, touching only the bytes of its ranges.

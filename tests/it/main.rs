@@ -14,6 +14,7 @@ mod extension_values;
 mod extensions;
 mod fixtures;
 mod fuzz_regressions;
+mod grid;
 mod layouts;
 mod memory;
 mod minifloat;

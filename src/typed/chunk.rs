@@ -1,0 +1,450 @@
+//! Chunks of a grid: the part of one chunk inside an array to the whole chunk's bytes,
+//! padded with the fill value, and back; and every chunk of an array at once.
+
+use std::ops::Range;
+
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
+
+use crate::check::{checked_len, checked_size};
+use crate::traverse;
+use crate::typed::decode::decode;
+use crate::typed::encode::encode;
+use crate::typed::region;
+use crate::{ChunkGrid, Element, Endian, Error};
+
+/// Encode the chunks of a Zarr chunk grid: one chunk from the part of it inside the array,
+/// or every chunk of an array.
+///
+/// Implemented for every [`ArrayBase`] of an [`Element`] type, owned or viewed, in any
+/// memory layout. Edge chunks are stored at full size, as zarr-python and tensorstore store
+/// them: the part inside the array fills the chunk's leading corner, and the fill value
+/// the rest.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{s, Array2};
+/// use zarr_bytes::{ChunkEncode, ChunkGrid, Endian};
+///
+/// let a = Array2::from_shape_fn((3, 5), |(i, j)| (10 * i + j) as u8);
+/// let grid = ChunkGrid::new(a.shape(), &[2, 4])?;
+/// // Chunk [1, 1] holds row 2, columns 4..5 of the array; the fill value the rest.
+/// let region = grid.region(&[1, 1])?;
+/// assert_eq!(region, [2..3, 4..5]);
+/// let part = a.slice(s![2..3, 4..5]);
+/// assert_eq!(part.encode_zarr_chunk(&[2, 4], 0xff, Endian::Little)?, [24, 255, 255, 255, 255, 255, 255, 255]);
+///
+/// // Every chunk at once, each handed to the sink with its index.
+/// let stored = std::sync::Mutex::new(Vec::new());
+/// a.encode_zarr_chunks(&grid, 0xff, Endian::Little, |index, bytes| {
+///     stored.lock().unwrap().push((index.to_vec(), bytes));
+///     Ok::<(), zarr_bytes::Error>(())
+/// })?;
+/// assert_eq!(stored.lock().unwrap().len(), 4);
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub trait ChunkEncode {
+    /// The element type.
+    type Elem: Element;
+
+    /// Encode `self`, the leading corner of a chunk of `chunk_shape` (the part of the chunk
+    /// inside the array, [`ChunkGrid::region`]), as the whole chunk: `self`'s elements in
+    /// their places, `fill` everywhere else.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] for a chunk shape of another rank, [`Error::PartTooLarge`]
+    /// where `self` is longer than the chunk, and [`Error::ShapeOverflow`] for a chunk
+    /// larger than `isize::MAX` bytes.
+    fn encode_zarr_chunk(
+        &self,
+        chunk_shape: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+    ) -> Result<Vec<u8>, Error>;
+
+    /// [`encode_zarr_chunk`](Self::encode_zarr_chunk) into a caller's buffer of exactly the
+    /// chunk's encoded length.
+    ///
+    /// An edge chunk is encoded into the start of `out`, then its rows move to their places
+    /// in the chunk, the last first, with the fill value between them: no memory beyond
+    /// `out` and the scratch of [`encode_zarr_bytes_into`](crate::BytesEncode::encode_zarr_bytes_into).
+    ///
+    /// # Errors
+    ///
+    /// As [`encode_zarr_chunk`](Self::encode_zarr_chunk), and [`Error::BufferSize`] if
+    /// `out` is not the chunk's length.
+    fn encode_zarr_chunk_into(
+        &self,
+        out: &mut [u8],
+        chunk_shape: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+    ) -> Result<(), Error>;
+
+    /// Encode every chunk of `grid`, whose array shape is `self`'s, and hand each to
+    /// `sink` with its index: edge chunks padded with `fill`.
+    ///
+    /// With the `rayon` feature the chunks are encoded on the thread pool, so `sink` may be
+    /// called from several threads at once, in any order; without it, in C order on the
+    /// calling thread. Each chunk moves once, from its region of `self` into the `Vec`
+    /// handed to `sink`. The first error stops the work (chunks not started are skipped)
+    /// and is returned: `sink`'s own as it is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::GridShapeMismatch`] unless the grid's array shape is `self`'s,
+    /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes (both before any
+    /// chunk is encoded), and the first error `sink` returns.
+    fn encode_zarr_chunks<E, F>(
+        &self,
+        grid: &ChunkGrid,
+        fill: Self::Elem,
+        endian: Endian,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync;
+}
+
+/// Decode the chunks of a Zarr chunk grid into an existing array of any layout: one chunk
+/// into the part of it inside the array, or every chunk of an array.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{array, Array2, ShapeBuilder};
+/// use zarr_bytes::{ChunkDecodeInto, ChunkGrid, Endian};
+///
+/// // A 3 × 3 array of u16 in chunks of 2 × 2; chunk [1, 0] is missing.
+/// let grid = ChunkGrid::new(&[3, 3], &[2, 2])?;
+/// let chunks = |index: &[usize]| -> Result<Option<Vec<u8>>, zarr_bytes::Error> {
+///     Ok(match index {
+///         [0, 0] => Some(vec![0, 1, 0, 2, 0, 4, 0, 5]),
+///         [0, 1] => Some(vec![0, 3, 0, 0, 0, 6, 0, 0]), // an edge chunk: its padding is not read
+///         [1, 1] => Some(vec![0, 9, 0, 0, 0, 0, 0, 0]),
+///         _ => None,
+///     })
+/// };
+/// let mut a = Array2::<u16>::zeros((3, 3).f());
+/// a.decode_zarr_chunks_into(&grid, 7, Endian::Big, chunks)?;
+/// assert_eq!(a, array![[1, 2, 3], [4, 5, 6], [7, 7, 9]]);
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub trait ChunkDecodeInto {
+    /// The element type.
+    type Elem: Element;
+
+    /// Fill `self`, the leading corner of a chunk of `chunk_shape` (the part of the chunk
+    /// inside the array), from the whole chunk's `bytes`, reading only the bytes of that
+    /// corner: the padding of an edge chunk is neither read nor checked.
+    ///
+    /// An edge chunk whose corner is not one run of the bytes is gathered through a buffer
+    /// of the corner's size, then decoded as [`decode_zarr_bytes_into`](crate::BytesDecodeInto::decode_zarr_bytes_into)
+    /// does; offsets in errors are the chunk's.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] and [`Error::PartTooLarge`] for a `self` that is no corner of
+    /// the chunk, [`Error::LengthMismatch`] for bytes of another length than the chunk's
+    /// (before anything is written), and [`Error::InvalidBool`] for an invalid `bool` byte
+    /// of the corner.
+    fn decode_zarr_chunk_into(
+        &mut self,
+        bytes: &[u8],
+        chunk_shape: &[usize],
+        endian: Endian,
+    ) -> Result<(), Error>;
+
+    /// Fill `self`, whose shape is `grid`'s array shape, chunk by chunk: `source(index)`
+    /// answers each chunk's bytes, decoded straight into the chunk's region of `self`, or
+    /// `None` for a chunk that is missing, whose region then holds `fill`.
+    ///
+    /// With the `rayon` feature the chunks are decoded on the thread pool, so `source` may
+    /// be called from several threads at once, in any order; without it, in C order on the
+    /// calling thread. The first error stops the work (chunks not started are skipped) and
+    /// is returned: `source`'s own as it is, the crate's as [`Error::InChunk`], which names
+    /// the chunk. Regions of chunks not reached keep what they held.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::GridShapeMismatch`] unless the grid's array shape is `self`'s and
+    /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes (both before any
+    /// chunk is read); [`Error::InChunk`] holding a chunk's [`Error::LengthMismatch`] or
+    /// [`Error::InvalidBool`]; and the first error `source` returns.
+    fn decode_zarr_chunks_into<E, F, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        fill: Self::Elem,
+        endian: Endian,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
+}
+
+impl<A, S, D> ChunkEncode for ArrayBase<S, D>
+where
+    A: Element,
+    S: Data<Elem = A>,
+    D: Dimension,
+{
+    type Elem = A;
+
+    fn encode_zarr_chunk(
+        &self,
+        chunk_shape: &[usize],
+        fill: A,
+        endian: Endian,
+    ) -> Result<Vec<u8>, Error> {
+        let len = chunk_len(self.shape(), chunk_shape, A::SIZE)?;
+        let mut out = vec![0u8; len];
+        encode_padded(
+            self.view().into_dyn(),
+            chunk_shape,
+            &fill_bytes(fill, endian),
+            endian,
+            &mut out,
+        );
+        Ok(out)
+    }
+
+    fn encode_zarr_chunk_into(
+        &self,
+        out: &mut [u8],
+        chunk_shape: &[usize],
+        fill: A,
+        endian: Endian,
+    ) -> Result<(), Error> {
+        let expected = chunk_len(self.shape(), chunk_shape, A::SIZE)?;
+        if out.len() != expected {
+            return Err(Error::BufferSize {
+                expected,
+                actual: out.len(),
+            });
+        }
+        encode_padded(
+            self.view().into_dyn(),
+            chunk_shape,
+            &fill_bytes(fill, endian),
+            endian,
+            out,
+        );
+        Ok(())
+    }
+
+    fn encode_zarr_chunks<E, F>(
+        &self,
+        grid: &ChunkGrid,
+        fill: A,
+        endian: Endian,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+    {
+        grid.check_array(self.shape())?;
+        let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
+        let fill = fill_bytes(fill, endian);
+        grid.each(
+            self.view().into_dyn(),
+            &|index, part: ArrayView<'_, A, IxDyn>| {
+                let mut out = vec![0u8; len];
+                encode_padded(part, grid.chunk_shape(), &fill, endian, &mut out);
+                sink(index, out)
+            },
+        )
+    }
+}
+
+impl<A, S, D> ChunkDecodeInto for ArrayBase<S, D>
+where
+    A: Element,
+    S: DataMut<Elem = A>,
+    D: Dimension,
+{
+    type Elem = A;
+
+    fn decode_zarr_chunk_into(
+        &mut self,
+        bytes: &[u8],
+        chunk_shape: &[usize],
+        endian: Endian,
+    ) -> Result<(), Error> {
+        check_part(self.shape(), chunk_shape)?;
+        checked_size(chunk_shape, A::SIZE, bytes)?;
+        decode_corner(self.view_mut().into_dyn(), chunk_shape, bytes, endian)
+    }
+
+    fn decode_zarr_chunks_into<E, F, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        fill: A,
+        endian: Endian,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        grid.check_array(self.shape())?;
+        checked_len(grid.chunk_shape(), A::SIZE)?;
+        let chunk_shape = grid.chunk_shape();
+        grid.each(self.view_mut().into_dyn(), &|index,
+                                                mut part: ArrayViewMut<
+            '_,
+            A,
+            IxDyn,
+        >| match source(index)? {
+            Some(bytes) => {
+                let bytes = bytes.as_ref();
+                checked_size(chunk_shape, A::SIZE, bytes)
+                    .and_then(|_| decode_corner(part, chunk_shape, bytes, endian))
+                    .map_err(|e| in_chunk(index, e).into())
+            }
+            None => {
+                part.fill(fill);
+                Ok(())
+            }
+        })
+    }
+}
+
+/// `error`, of the chunk at `index` of a grid.
+pub(crate) fn in_chunk(index: &[usize], error: Error) -> Error {
+    Error::InChunk {
+        index: index.into(),
+        error: Box::new(error),
+    }
+}
+
+/// The bytes of one element `fill` in `endian`: what the padding of a chunk repeats.
+pub(crate) fn fill_bytes<A: Element>(fill: A, endian: Endian) -> Vec<u8> {
+    let mut bytes = vec![0u8; A::SIZE];
+    A::write(&[fill], endian, &mut bytes);
+    bytes
+}
+
+/// Check that a part of shape `part` is a corner of a chunk of shape `chunk`: the same rank,
+/// no longer on any axis.
+pub(crate) fn check_part(part: &[usize], chunk: &[usize]) -> Result<(), Error> {
+    if part.len() != chunk.len() {
+        return Err(Error::RankMismatch {
+            expected: chunk.len(),
+            actual: part.len(),
+        });
+    }
+    match (0..part.len()).find(|&k| part[k] > chunk[k]) {
+        Some(axis) => Err(Error::PartTooLarge {
+            axis,
+            len: part[axis],
+            chunk: chunk[axis],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The encoded length of a chunk of `chunk` shape, `size` bytes an element, after checking
+/// that `part` is a corner of it.
+pub(crate) fn chunk_len(part: &[usize], chunk: &[usize], size: usize) -> Result<usize, Error> {
+    check_part(part, chunk)?;
+    Ok(checked_len(chunk, size)? * size)
+}
+
+/// The runs of the corner `part` of a chunk: the innermost axis where the part is shorter
+/// than the chunk, the bytes of each run (which spans that axis's part and the whole axes
+/// after it), and how many runs there are. `None` for a part that is the whole chunk.
+fn corner_runs(part: &[usize], chunk: &[usize], size: usize) -> Option<(usize, usize, usize)> {
+    let axis = (0..part.len()).rev().find(|&k| part[k] != chunk[k])?;
+    let run = part[axis..].iter().product::<usize>() * size;
+    let count = part[..axis].iter().product();
+    Some((axis, run, count))
+}
+
+/// Encode `part`, of checked shape, as the corner of a chunk of `chunk` shape into `out`,
+/// of the chunk's checked length; the rest of the chunk repeats `fill`, one element's bytes.
+pub(crate) fn encode_padded<A: Element>(
+    part: ArrayView<'_, A, IxDyn>,
+    chunk: &[usize],
+    fill: &[u8],
+    endian: Endian,
+    out: &mut [u8],
+) {
+    let Some((axis, run, count)) = corner_runs(part.shape(), chunk, A::SIZE) else {
+        return encode(part, endian, out);
+    };
+    if run * count == 0 {
+        return fill_with(out, fill);
+    }
+    // The part's C-order bytes at the start, then each run moved to its place, the last
+    // first: no run lands on a run not yet moved, as each lands at or after where it was.
+    let shape = part.shape().to_vec();
+    encode(part, endian, &mut out[..run * count]);
+    let mut strides = vec![0; chunk.len()];
+    traverse::c_order(chunk, &mut strides);
+    let mut end = out.len();
+    for r in (0..count).rev() {
+        let (mut q, mut at) = (r, 0);
+        for k in (0..axis).rev() {
+            at += (q % shape[k]) * strides[k];
+            q /= shape[k];
+        }
+        let at = at * A::SIZE;
+        out.copy_within(r * run..(r + 1) * run, at);
+        fill_with(&mut out[at + run..end], fill);
+        end = at;
+    }
+}
+
+/// Decode the corner `part`, of checked shape, of a chunk of `chunk` shape from the chunk's
+/// `bytes`, of checked length: only the corner's bytes are read.
+pub(crate) fn decode_corner<A: Element>(
+    part: ArrayViewMut<'_, A, IxDyn>,
+    chunk: &[usize],
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    let Some((_, run, count)) = corner_runs(part.shape(), chunk, A::SIZE) else {
+        return decode(part, bytes, endian);
+    };
+    if run * count == 0 {
+        return Ok(());
+    }
+    if count == 1 {
+        // One run: the corner's bytes lead the chunk's.
+        return decode(part, &bytes[..run], endian);
+    }
+    let corner: Vec<Range<usize>> = part.shape().iter().map(|&p| 0..p).collect();
+    let mut gathered = Vec::with_capacity(run * count);
+    region::runs(chunk, &corner, |_, offset, len| {
+        gathered.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
+    });
+    decode(part, &gathered, endian).map_err(|e| {
+        region::with_offset(e, |at| region::offset_in_chunk(chunk, &corner, A::SIZE, at))
+    })
+}
+
+/// Fill `out` with copies of `pattern`, whose length divides `out`'s.
+pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {
+    if let [first, rest @ ..] = pattern {
+        if rest.iter().all(|b| b == first) {
+            return out.fill(*first);
+        }
+    }
+    let Some(head) = out.get_mut(..pattern.len()) else {
+        return;
+    };
+    head.copy_from_slice(pattern);
+    // Double what is filled: a few large copies rather than one per element.
+    let mut filled = pattern.len();
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(..n, filled);
+        filled += n;
+    }
+}
