@@ -9,7 +9,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{BytesDecode, DataType, DynArray, Element, Endian, Error, MetadataError};
+use crate::runtime::chunks;
+use crate::{BytesDecode, ChunkGrid, DataType, DynArray, Element, Endian, Error, MetadataError};
 
 /// The `bytes` codec as `zarr.json` describes it.
 ///
@@ -185,6 +186,180 @@ impl BytesCodec {
         self.validate(data_type)?;
         let records = self.endian.unwrap_or(Endian::Little);
         DynArray::full_in(data_type, shape, fill_value, records)
+    }
+
+    /// Encode the chunk of `chunk_shape` whose part inside `array` is `region` (as
+    /// [`ChunkGrid::region`] gives it), edge chunks padded with `fill_value`, the value of
+    /// `zarr.json`'s `fill_value`: [`ChunkEncode::encode_zarr_chunk`] for a data type known
+    /// only at run time.
+    ///
+    /// The arrays of an element type (every variant but strings, byte strings and structs)
+    /// encode straight from their region; strings, byte strings and structs are cut out and
+    /// padded first.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`full_dyn`](Self::full_dyn) for the array's data
+    /// type and `fill_value`; [`Error::RankMismatch`], [`Error::ReversedRange`] and
+    /// [`Error::RegionOutOfBounds`] for a region that does not fit the array;
+    /// [`Error::RankMismatch`] and [`Error::PartTooLarge`] for a region that does not fit the
+    /// chunk; [`Error::ShapeOverflow`]; and [`Error::OutOfRange`] for a sub-byte integer that
+    /// does not fit its bits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let a = DynArray::from(array![[1i16, 2, 3], [4, 5, 6]].into_dyn());
+    /// let grid = ChunkGrid::new(a.shape(), &[2, 2])?;
+    /// let edge = codec.encode_chunk_dyn(&a, &grid.region(&[0, 1])?, grid.chunk_shape(), &json!(-1))?;
+    /// assert_eq!(edge, [0, 3, 0xff, 0xff, 0, 6, 0xff, 0xff]);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkGrid::region`]: crate::ChunkGrid::region
+    /// [`ChunkEncode::encode_zarr_chunk`]: crate::ChunkEncode::encode_zarr_chunk
+    pub fn encode_chunk_dyn(
+        &self,
+        array: &DynArray,
+        region: &[Range<usize>],
+        chunk_shape: &[usize],
+        fill_value: &serde_json::Value,
+    ) -> Result<Vec<u8>, Error> {
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        chunks::encode_chunk(array, region, chunk_shape, &fill, endian)
+    }
+
+    /// Decode a whole chunk of `chunk_shape` into its part inside `array`, `region`:
+    /// [`ChunkDecodeInto::decode_zarr_chunk_into`] for a data type known only at run time.
+    /// Only the bytes of the part are read; offsets in errors are the chunk's.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) for the array's data type, the region errors of
+    /// [`encode_chunk_dyn`](Self::encode_chunk_dyn), [`Error::LengthMismatch`] for bytes of
+    /// another length than the chunk's, and the invalid bytes [`decode_dyn`](Self::decode_dyn)
+    /// finds.
+    ///
+    /// [`ChunkDecodeInto::decode_zarr_chunk_into`]: crate::ChunkDecodeInto::decode_zarr_chunk_into
+    pub fn decode_chunk_into_dyn(
+        &self,
+        array: &mut DynArray,
+        region: &[Range<usize>],
+        bytes: &[u8],
+        chunk_shape: &[usize],
+    ) -> Result<(), Error> {
+        let data_type = array.data_type();
+        self.validate(&data_type)?;
+        chunks::decode_chunk_into(array, region, chunk_shape, bytes, self.order_of(&data_type))
+    }
+
+    /// Encode every chunk of `grid`, whose array shape is `array`'s, and hand each to `sink`
+    /// with its index, edge chunks padded with `fill_value`: [`ChunkEncode::encode_zarr_chunks`]
+    /// for a data type known only at run time, on the thread pool with the `rayon` feature.
+    /// Strings, byte strings and structs go chunk by chunk, in C order.
+    ///
+    /// # Errors
+    ///
+    /// As [`encode_chunk_dyn`](Self::encode_chunk_dyn), a chunk's as [`Error::InChunk`];
+    /// [`Error::GridShapeMismatch`] for a grid of another array shape; and the first error
+    /// `sink` returns, as it is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// let a = codec.full_dyn(&DataType::Float32, &[3], &json!(1.0))?;
+    /// let grid = ChunkGrid::new(&[3], &[2])?;
+    /// let chunks = Mutex::new(Vec::new());
+    /// codec.encode_chunks_dyn(&a, &grid, &json!("NaN"), |index, bytes| {
+    ///     chunks.lock().unwrap().push((index.to_vec(), bytes));
+    ///     Ok::<(), zarr_bytes::Error>(())
+    /// })?;
+    /// let mut chunks = chunks.into_inner().unwrap();
+    /// chunks.sort();
+    /// assert_eq!(chunks[1], (vec![1], vec![0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f]));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkEncode::encode_zarr_chunks`]: crate::ChunkEncode::encode_zarr_chunks
+    pub fn encode_chunks_dyn<E, F>(
+        &self,
+        array: &DynArray,
+        grid: &ChunkGrid,
+        fill_value: &serde_json::Value,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+    {
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        chunks::encode_chunks(array, grid, &fill, endian, sink)
+    }
+
+    /// Fill `array`, whose shape is `grid`'s array shape, chunk by chunk: `source(index)`
+    /// answers each chunk's bytes, decoded straight into its region, or `None` for a missing
+    /// chunk, whose region then holds `fill_value`: [`ChunkDecodeInto::decode_zarr_chunks_into`]
+    /// for a data type known only at run time, on the thread pool with the `rayon` feature.
+    /// Strings, byte strings and structs go chunk by chunk, in C order.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode_chunk_into_dyn`](Self::decode_chunk_into_dyn), a chunk's as
+    /// [`Error::InChunk`]; [`full_dyn`](Self::full_dyn)'s for `fill_value`;
+    /// [`Error::GridShapeMismatch`] for a grid of another array shape; and the first error
+    /// `source` returns, as it is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[3], &[2])?;
+    /// let mut a = codec.full_dyn(&DataType::UInt16, &[3], &json!(0))?;
+    /// codec.decode_chunks_into_dyn(&mut a, &grid, &json!(7), |index| {
+    ///     Ok::<_, zarr_bytes::Error>((index == [0]).then_some([0u8, 1, 0, 2]))
+    /// })?;
+    /// assert_eq!(a, DynArray::from(ndarray::arr1(&[1u16, 2, 7]).into_dyn()));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkDecodeInto::decode_zarr_chunks_into`]: crate::ChunkDecodeInto::decode_zarr_chunks_into
+    pub fn decode_chunks_into_dyn<E, F, B>(
+        &self,
+        array: &mut DynArray,
+        grid: &ChunkGrid,
+        fill_value: &serde_json::Value,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        chunks::decode_chunks_into(array, grid, &fill, endian, source)
+    }
+
+    /// The 0-d array of `fill_value` for `data_type`, and the byte order of its chunks.
+    fn fill_of(
+        &self,
+        data_type: &DataType,
+        fill_value: &serde_json::Value,
+    ) -> Result<(DynArray, Endian), Error> {
+        let fill = self.full_dyn(data_type, &[], fill_value)?;
+        Ok((fill, self.order_of(data_type)))
     }
 
     /// Decode just `region` (one range per axis) of a whole chunk of a data type known only

@@ -2,6 +2,7 @@
 //! type, made from the data type table.
 
 use std::num::NonZeroUsize;
+use std::ops::Range;
 
 use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
@@ -9,7 +10,9 @@ use serde_json::Value;
 use crate::check::{checked_len, checked_size, into_array};
 use crate::element::Narrow;
 use crate::metadata::fill;
+use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::runtime::text;
+use crate::typed::region;
 use crate::{BytesDecode, BytesEncode, DataType, Element, Endian, Error};
 use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};
 
@@ -69,6 +72,20 @@ macro_rules! real_values {
         let _ = $a;
         None
     }};
+}
+
+/// What sets a variant's elements apart, for the chunk code.
+macro_rules! kind {
+    ($t:ty; $bits:literal bits) => {
+        Kind::Narrow {
+            bits: $bits,
+            widen: |x: $t| Narrow::widen(x, $bits),
+            misfit: |x: $t| (Narrow::widen(x, $bits) != x).then(|| x.into()),
+        }
+    };
+    ($t:ty) => {
+        Kind::Plain
+    };
 }
 
 /// `From` and `TryFrom` between `DynArray` and the arrays of element types of their own:
@@ -277,6 +294,169 @@ macro_rules! dyn_array {
                         DynArray::NullTerminatedBytes(s.permuted_axes(order))
                     }
                     DynArray::Struct(s) => DynArray::Struct(s.permuted_axes(order)),
+                })
+            }
+
+            /// A copy of `region` (one range per axis) of the array.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::RankMismatch`], [`Error::ReversedRange`] and
+            /// [`Error::RegionOutOfBounds`] for a region that does not fit the array.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use ndarray::array;
+            /// use zarr_bytes::DynArray;
+            ///
+            /// let d = DynArray::from(array![[1u8, 2, 3], [4, 5, 6]].into_dyn());
+            /// assert_eq!(d.slice_region(&[1..2, 0..2])?, DynArray::from(array![[4u8, 5]].into_dyn()));
+            /// # Ok::<(), zarr_bytes::Error>(())
+            /// ```
+            pub fn slice_region(&self, region: &[Range<usize>]) -> Result<DynArray, Error> {
+                region::check(self.shape(), region)?;
+                Ok(self.slice_unchecked(region))
+            }
+
+            /// [`slice_region`](Self::slice_region) of a checked region.
+            pub(crate) fn slice_unchecked(&self, region: &[Range<usize>]) -> DynArray {
+                let cut = |a: &ArrayD<_>| a.slice_each_axis(slicer(region)).to_owned();
+                match self {
+                    $(DynArray::$variant(a) => DynArray::$variant(a.slice_each_axis(slicer(region)).to_owned()),)*
+                    DynArray::RawBits(a) => DynArray::RawBits(RawArray { bytes: a.bytes.slice_each_axis(slicer(region)).to_owned() }),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(RawArray { bytes: a.bytes.slice_each_axis(slicer(region)).to_owned() }),
+                    DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
+                        values: cut(values),
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
+                        values: cut(values),
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DynArray::FixedLengthUtf32(s) => DynArray::FixedLengthUtf32(s.slice_unchecked(region)),
+                    DynArray::NullTerminatedBytes(s) => DynArray::NullTerminatedBytes(s.slice_unchecked(region)),
+                    DynArray::Struct(s) => DynArray::Struct(s.slice_unchecked(region)),
+                }
+            }
+
+            /// Overwrite `region` (one range per axis) with `from`, of the region's shape, or
+            /// with every element of `from` when it is 0-d (a fill value,
+            /// [`DynArray::full`] of shape `[]`).
+            ///
+            /// # Errors
+            ///
+            /// [`Error::RankMismatch`], [`Error::ReversedRange`] and
+            /// [`Error::RegionOutOfBounds`] for a region that does not fit the array,
+            /// [`Error::TypeMismatch`] for a `from` of another data type, and
+            /// [`Error::RegionShapeMismatch`] for one of another shape. Nothing is written then.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use ndarray::{array, ArrayD, IxDyn};
+            /// use serde_json::json;
+            /// use zarr_bytes::{DataType, DynArray};
+            ///
+            /// let mut d = DynArray::from(ArrayD::<i16>::zeros(IxDyn(&[2, 3])));
+            /// d.assign_region(&[0..1, 1..3], &DynArray::from(array![[1i16, 2]].into_dyn()))?;
+            /// d.assign_region(&[1..2, 0..3], &DynArray::full(&DataType::Int16, &[], &json!(-1))?)?;
+            /// assert_eq!(d, DynArray::from(array![[0i16, 1, 2], [-1, -1, -1]].into_dyn()));
+            /// # Ok::<(), zarr_bytes::Error>(())
+            /// ```
+            pub fn assign_region(&mut self, region: &[Range<usize>], from: &DynArray) -> Result<(), Error> {
+                region::check(self.shape(), region)?;
+                let (expected, found) = (self.data_type(), from.data_type());
+                if expected != found {
+                    return Err(Error::TypeMismatch { expected, found });
+                }
+                let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+                if !from.shape().is_empty() && from.shape() != shape.as_slice() {
+                    return Err(Error::RegionShapeMismatch {
+                        expected: shape.into(),
+                        actual: from.shape().into(),
+                    });
+                }
+                self.assign_unchecked(region, from);
+                Ok(())
+            }
+
+            /// [`assign_region`](Self::assign_region) of a checked region and array.
+            pub(crate) fn assign_unchecked(&mut self, region: &[Range<usize>], from: &DynArray) {
+                match (self, from) {
+                    $((DynArray::$variant(a), DynArray::$variant(b)) => a.slice_each_axis_mut(slicer(region)).assign(b),)*
+                    (DynArray::RawBits(a), DynArray::RawBits(b)) | (DynArray::RawBytes(a), DynArray::RawBytes(b)) => {
+                        a.bytes.slice_each_axis_mut(slicer(region)).assign(&b.bytes)
+                    }
+                    (DynArray::DateTime64 { values: a, .. }, DynArray::DateTime64 { values: b, .. })
+                    | (DynArray::TimeDelta64 { values: a, .. }, DynArray::TimeDelta64 { values: b, .. }) => {
+                        a.slice_each_axis_mut(slicer(region)).assign(b)
+                    }
+                    (DynArray::FixedLengthUtf32(a), DynArray::FixedLengthUtf32(b)) => a.assign_unchecked(region, b),
+                    (DynArray::NullTerminatedBytes(a), DynArray::NullTerminatedBytes(b)) => a.assign_unchecked(region, b),
+                    (DynArray::Struct(a), DynArray::Struct(b)) => a.assign_unchecked(region, b),
+                    _ => unreachable!("data types checked equal"),
+                }
+            }
+
+            /// An array of `shape` whose every element is this 0-d array's one.
+            pub(crate) fn filled(&self, shape: &[usize]) -> DynArray {
+                fn grow<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+                    // Raw bytes keep their trailing axis: it broadcasts to the end of `shape`.
+                    let mut full = shape.to_vec();
+                    full.extend_from_slice(a.shape());
+                    a.broadcast(IxDyn(&full))
+                        .unwrap_or_else(|| unreachable!("a 0-d array broadcasts to any shape"))
+                        .to_owned()
+                }
+                match self {
+                    $(DynArray::$variant(a) => DynArray::$variant(grow(a, shape)),)*
+                    DynArray::RawBits(a) => DynArray::RawBits(RawArray { bytes: grow(&a.bytes, shape) }),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(RawArray { bytes: grow(&a.bytes, shape) }),
+                    DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
+                        values: grow(values, shape),
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
+                        values: grow(values, shape),
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DynArray::FixedLengthUtf32(s) => DynArray::FixedLengthUtf32(s.map_values(|v| grow(v, shape))),
+                    DynArray::NullTerminatedBytes(s) => DynArray::NullTerminatedBytes(s.map_values(|v| grow(v, shape))),
+                    DynArray::Struct(s) => DynArray::Struct(s.map_fields(|f| f.filled(shape), shape)),
+                }
+            }
+
+            /// `v.visit` on the array of an element type that this variant holds; `v` back
+            /// for text and structs.
+            pub(crate) fn elements<'a, V: Elements<'a>>(&'a self, v: V) -> Result<V::Out, V> {
+                Ok(match self {
+                    $(DynArray::$variant(a) => v.visit(a.view(), kind!($($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view(), Kind::Records),
+                    DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+                        v.visit(values.view(), Kind::Plain)
+                    }
+                    DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => {
+                        return Err(v)
+                    }
+                })
+            }
+
+            /// [`elements`](Self::elements), mutable.
+            pub(crate) fn elements_mut<'a, V: ElementsMut<'a>>(&'a mut self, v: V) -> Result<V::Out, V> {
+                Ok(match self {
+                    $(DynArray::$variant(a) => v.visit(a.view_mut(), kind!($($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view_mut(), Kind::Records),
+                    DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+                        v.visit(values.view_mut(), Kind::Plain)
+                    }
+                    DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => {
+                        return Err(v)
+                    }
                 })
             }
 

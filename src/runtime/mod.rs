@@ -1,6 +1,7 @@
 //! Arrays whose data type is known only at run time: one variant per data type, structs of
 //! fields, and strings of fixed length.
 
+pub(crate) mod chunks;
 mod dyn_array;
 mod struct_array;
 pub(crate) mod text;

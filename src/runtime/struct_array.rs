@@ -116,6 +116,39 @@ impl StructArray {
         StructArray { fields, shape }
     }
 
+    /// The fields of a checked `region`, copied.
+    pub(crate) fn slice_unchecked(&self, region: &[std::ops::Range<usize>]) -> StructArray {
+        let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+        self.map_fields(|f| f.slice_unchecked(region), &shape)
+    }
+
+    /// Overwrite a checked `region` of every field with `from`'s, of the same struct type.
+    pub(crate) fn assign_unchecked(
+        &mut self,
+        region: &[std::ops::Range<usize>],
+        from: &StructArray,
+    ) {
+        for ((_, a), (_, b)) in self.fields.iter_mut().zip(&from.fields) {
+            a.assign_unchecked(region, b);
+        }
+    }
+
+    /// The fields `f` makes of these, of the same data types and of shape `shape`.
+    pub(crate) fn map_fields(
+        &self,
+        f: impl Fn(&DynArray) -> DynArray,
+        shape: &[usize],
+    ) -> StructArray {
+        StructArray {
+            fields: self
+                .fields
+                .iter()
+                .map(|(name, a)| (name.clone(), f(a)))
+                .collect(),
+            shape: shape.to_vec(),
+        }
+    }
+
     /// Decode packed records of the struct type `t`.
     pub(crate) fn decode(
         bytes: &[u8],

@@ -86,6 +86,36 @@ impl<T> FixedLength<T> {
         Ok(FixedLength { values, length })
     }
 
+    /// The values of a checked `region`, copied.
+    pub(crate) fn slice_unchecked(&self, region: &[std::ops::Range<usize>]) -> Self
+    where
+        T: Clone,
+    {
+        self.map_values(|v| {
+            v.slice_each_axis(crate::runtime::chunks::slicer(region))
+                .to_owned()
+        })
+    }
+
+    /// Overwrite a checked `region` with `from`'s values, of the region's shape or 0-d, and
+    /// of the same length: they fit.
+    pub(crate) fn assign_unchecked(&mut self, region: &[std::ops::Range<usize>], from: &Self)
+    where
+        T: Clone,
+    {
+        self.values
+            .slice_each_axis_mut(crate::runtime::chunks::slicer(region))
+            .assign(&from.values);
+    }
+
+    /// The values `f` makes of these, of the same length: they fit.
+    pub(crate) fn map_values(&self, f: impl FnOnce(&ArrayD<T>) -> ArrayD<T>) -> Self {
+        FixedLength {
+            values: f(&self.values),
+            length: self.length,
+        }
+    }
+
     /// The same values with their axes reordered by a checked permutation `order`.
     pub(crate) fn permuted_axes(self, order: &[usize]) -> Self {
         FixedLength {

@@ -15,6 +15,7 @@ mod extensions;
 mod fixtures;
 mod fuzz_regressions;
 mod grid;
+mod grid_dyn;
 mod layouts;
 mod memory;
 mod minifloat;

@@ -1,0 +1,413 @@
+//! Chunks of a grid for arrays whose data type is known only at run time: the arrays of an
+//! element type go through the typed chunk code, straight between bytes and regions; text
+//! and structs, whose values are no elements, are cut, padded and pasted as arrays.
+
+use std::ops::Range;
+
+use ndarray::{ArrayView1, ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
+
+use crate::check::{checked_len, checked_size};
+use crate::typed::chunk::{check_part, chunk_len, decode_corner, encode_padded, in_chunk};
+use crate::typed::region::{self, decode_region_dyn};
+use crate::{ChunkGrid, DataType, DynArray, Element, Endian, Error};
+
+/// The slices of `region` along the axes it names, the whole of any axis after them (the
+/// bytes of a raw element).
+pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Slice + '_ {
+    |ax| match region.get(ax.axis.index()) {
+        Some(r) => Slice::from(r.clone()),
+        None => Slice::from(..),
+    }
+}
+
+/// What sets the elements of a variant apart from plain elements.
+pub(crate) enum Kind<A> {
+    /// One element of the array is one of the data type.
+    Plain,
+    /// Sub-byte integers: the bits kept, the value of the low bits of a byte, and the value
+    /// of an element that does not fit them.
+    Narrow {
+        bits: u32,
+        widen: fn(A) -> A,
+        misfit: fn(A) -> Option<i64>,
+    },
+    /// Raw elements: bytes, the array's last axis each element's.
+    Records,
+}
+
+/// Work on the elements of a [`DynArray`] whose variant holds an array of an [`Element`]
+/// type, as [`DynArray::elements`] hands them over.
+pub(crate) trait Elements<'a>: Sized {
+    type Out;
+    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out;
+}
+
+/// [`Elements`], on a mutable array.
+pub(crate) trait ElementsMut<'a>: Sized {
+    type Out;
+    fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out;
+}
+
+/// The region and chunk shape of a variant's array: for raw elements, with the axis of
+/// their bytes, whole.
+fn with_records<A>(
+    kind: &Kind<A>,
+    shape: &[usize],
+    region: &[Range<usize>],
+    chunk: &[usize],
+) -> (Vec<Range<usize>>, Vec<usize>) {
+    let (mut region, mut chunk) = (region.to_vec(), chunk.to_vec());
+    if let (Kind::Records, Some(&n)) = (kind, shape.last()) {
+        region.push(0..n);
+        chunk.push(n);
+    }
+    (region, chunk)
+}
+
+/// The logical shape of a variant's array: without the axis of raw elements' bytes.
+fn logical<'s, A>(kind: &Kind<A>, shape: &'s [usize]) -> &'s [usize] {
+    match kind {
+        Kind::Records => &shape[..shape.len() - 1],
+        _ => shape,
+    }
+}
+
+/// Encode `part`, of checked shape, padded to `chunk` with `fill` into `out`; sub-byte
+/// integers must fit their bits, and keep only those.
+fn encode_part<A: Element>(
+    part: ArrayViewD<'_, A>,
+    kind: &Kind<A>,
+    data_type: &DataType,
+    chunk: &[usize],
+    fill: &[u8],
+    endian: Endian,
+    out: &mut [u8],
+) -> Result<(), Error> {
+    if let Kind::Narrow { misfit, .. } = kind {
+        if let Some((index, value)) = part
+            .iter()
+            .enumerate()
+            .find_map(|(i, &x)| Some((i, misfit(x)?)))
+        {
+            return Err(Error::OutOfRange {
+                data_type: data_type.clone(),
+                index,
+                value,
+            });
+        }
+    }
+    encode_padded(part, chunk, fill, endian, out);
+    if let Kind::Narrow { bits, .. } = kind {
+        let used = 0xff >> (8 - bits);
+        out.iter_mut().for_each(|b| *b &= used);
+    }
+    Ok(())
+}
+
+/// Decode the corner `part` of a chunk from its `bytes` (both checked); sub-byte integers
+/// take the value of their low bits.
+fn decode_part<A: Element>(
+    mut part: ArrayViewMutD<'_, A>,
+    kind: &Kind<A>,
+    chunk: &[usize],
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    decode_corner(part.view_mut(), chunk, bytes, endian)?;
+    if let Kind::Narrow { widen, .. } = kind {
+        part.mapv_inplace(widen);
+    }
+    Ok(())
+}
+
+/// Fill `part` with the element whose bytes are `fill`: a raw element's bytes along the
+/// last axis.
+fn fill_part<A: Element>(
+    mut part: ArrayViewMutD<'_, A>,
+    kind: &Kind<A>,
+    fill: &[u8],
+    endian: Endian,
+) {
+    let mut x = vec![A::zeroed(); fill.len() / A::SIZE];
+    A::read(fill, endian, &mut x);
+    match kind {
+        Kind::Records => part.assign(&ArrayView1::from(&x)),
+        Kind::Narrow { widen, .. } => part.fill(widen(x[0])),
+        Kind::Plain => part.fill(x[0]),
+    }
+}
+
+/// One chunk from its region of an array.
+struct EncodeChunk<'r> {
+    region: &'r [Range<usize>],
+    chunk: &'r [usize],
+    fill: &'r [u8],
+    data_type: &'r DataType,
+    endian: Endian,
+}
+
+impl<'a> Elements<'a> for EncodeChunk<'_> {
+    type Out = Result<Vec<u8>, Error>;
+
+    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+        region::check(logical(&kind, a.shape()), self.region)?;
+        let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
+        let part = a.slice_each_axis(slicer(&region));
+        let mut out = vec![0u8; chunk_len(part.shape(), &chunk, A::SIZE)?];
+        encode_part(
+            part,
+            &kind,
+            self.data_type,
+            &chunk,
+            self.fill,
+            self.endian,
+            &mut out,
+        )?;
+        Ok(out)
+    }
+}
+
+/// One chunk into its region of an array.
+struct DecodeChunk<'r> {
+    region: &'r [Range<usize>],
+    chunk: &'r [usize],
+    bytes: &'r [u8],
+    endian: Endian,
+}
+
+impl<'a> ElementsMut<'a> for DecodeChunk<'_> {
+    type Out = Result<(), Error>;
+
+    fn visit<A: Element>(self, mut a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
+        region::check(logical(&kind, a.shape()), self.region)?;
+        let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
+        let part = a.slice_each_axis_mut(slicer(&region));
+        check_part(part.shape(), &chunk)?;
+        checked_size(&chunk, A::SIZE, self.bytes)?;
+        decode_part(part, &kind, &chunk, self.bytes, self.endian)
+    }
+}
+
+/// The grid of a variant's array: for raw elements, with the axis of their bytes in one
+/// chunk.
+fn grid_of<A>(kind: &Kind<A>, grid: &ChunkGrid, shape: &[usize]) -> Result<ChunkGrid, Error> {
+    grid.check_array(logical(kind, shape))?;
+    let (_, chunk) = with_records(kind, shape, &[], grid.chunk_shape());
+    ChunkGrid::new(shape, &chunk)
+}
+
+/// Every chunk of a grid, handed to a sink.
+struct EncodeChunks<'r, F> {
+    grid: &'r ChunkGrid,
+    fill: &'r [u8],
+    data_type: &'r DataType,
+    endian: Endian,
+    sink: F,
+}
+
+impl<'a, E, F> Elements<'a> for EncodeChunks<'_, F>
+where
+    E: From<Error> + Send,
+    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+{
+    type Out = Result<(), E>;
+
+    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+        let grid = grid_of(&kind, self.grid, a.shape())?;
+        let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
+        let rank = self.grid.array_shape().len();
+        grid.each(a, &|index, part: ArrayViewD<'_, A>| {
+            let index = &index[..rank];
+            let mut out = vec![0u8; len];
+            encode_part(
+                part,
+                &kind,
+                self.data_type,
+                grid.chunk_shape(),
+                self.fill,
+                self.endian,
+                &mut out,
+            )
+            .map_err(|e| in_chunk(index, e))?;
+            (self.sink)(index, out)
+        })
+    }
+}
+
+/// Every chunk of a grid, asked of a source.
+struct DecodeChunks<'r, F> {
+    grid: &'r ChunkGrid,
+    fill: &'r [u8],
+    endian: Endian,
+    source: F,
+}
+
+impl<'a, E, F, B> ElementsMut<'a> for DecodeChunks<'_, F>
+where
+    E: From<Error> + Send,
+    B: AsRef<[u8]>,
+    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+{
+    type Out = Result<(), E>;
+
+    fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
+        let grid = grid_of(&kind, self.grid, a.shape())?;
+        checked_len(grid.chunk_shape(), A::SIZE)?;
+        let rank = self.grid.array_shape().len();
+        let chunk = grid.chunk_shape();
+        grid.each(a, &|index, part: ArrayViewMutD<'_, A>| {
+            let index = &index[..rank];
+            match (self.source)(index)? {
+                Some(bytes) => {
+                    let bytes = bytes.as_ref();
+                    checked_size(chunk, A::SIZE, bytes)
+                        .and_then(|_| decode_part(part, &kind, chunk, bytes, self.endian))
+                        .map_err(|e| in_chunk(index, e).into())
+                }
+                None => {
+                    fill_part(part, &kind, self.fill, self.endian);
+                    Ok(())
+                }
+            }
+        })
+    }
+}
+
+/// The chunk of `chunk` shape whose part inside `array` is `region`, padded with `fill`
+/// (a 0-d array of the array's data type).
+pub(crate) fn encode_chunk(
+    array: &DynArray,
+    region: &[Range<usize>],
+    chunk: &[usize],
+    fill: &DynArray,
+    endian: Endian,
+) -> Result<Vec<u8>, Error> {
+    let data_type = array.data_type();
+    let fill_bytes = fill.encode(endian)?;
+    let visitor = EncodeChunk {
+        region,
+        chunk,
+        fill: &fill_bytes,
+        data_type: &data_type,
+        endian,
+    };
+    match array.elements(visitor) {
+        Ok(result) => result,
+        // Text and structs: the part, cut out, pasted into a chunk of the fill value.
+        Err(_) => {
+            let part = array.slice_region(region)?;
+            check_part(part.shape(), chunk)?;
+            let mut padded = fill.filled(chunk);
+            let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
+            padded.assign_region(&corner, &part)?;
+            padded.encode(endian)
+        }
+    }
+}
+
+/// Decode the chunk of `chunk` shape whose part inside `array` is `region` from `bytes`.
+pub(crate) fn decode_chunk_into(
+    array: &mut DynArray,
+    region: &[Range<usize>],
+    chunk: &[usize],
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    let data_type = array.data_type();
+    let visitor = DecodeChunk {
+        region,
+        chunk,
+        bytes,
+        endian,
+    };
+    match array.elements_mut(visitor) {
+        Ok(result) => result,
+        // Text and structs: the corner decoded on its own, then pasted.
+        Err(_) => {
+            region::check(array.shape(), region)?;
+            let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
+            check_part(&corner.iter().map(|r| r.end).collect::<Vec<_>>(), chunk)?;
+            let part = decode_region_dyn(bytes, &data_type, chunk, &corner, endian)?;
+            array.assign_region(region, &part)
+        }
+    }
+}
+
+/// Every chunk of `grid` from `array`, handed to `sink`.
+pub(crate) fn encode_chunks<E, F>(
+    array: &DynArray,
+    grid: &ChunkGrid,
+    fill: &DynArray,
+    endian: Endian,
+    sink: F,
+) -> Result<(), E>
+where
+    E: From<Error> + Send,
+    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+{
+    let data_type = array.data_type();
+    let fill_bytes = fill.encode(endian)?;
+    let visitor = EncodeChunks {
+        grid,
+        fill: &fill_bytes,
+        data_type: &data_type,
+        endian,
+        sink,
+    };
+    match array.elements(visitor) {
+        Ok(result) => result,
+        Err(EncodeChunks { sink, .. }) => {
+            grid.check_array(array.shape())?;
+            for index in grid.indices() {
+                let region = grid.region_unchecked(&index);
+                let bytes = encode_chunk(array, &region, grid.chunk_shape(), fill, endian)
+                    .map_err(|e| in_chunk(&index, e))?;
+                sink(&index, bytes)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Every chunk of `grid` into `array`, asked of `source`; missing chunks hold `fill`.
+pub(crate) fn decode_chunks_into<E, F, B>(
+    array: &mut DynArray,
+    grid: &ChunkGrid,
+    fill: &DynArray,
+    endian: Endian,
+    source: F,
+) -> Result<(), E>
+where
+    E: From<Error> + Send,
+    B: AsRef<[u8]>,
+    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+{
+    let fill_bytes = fill.encode(endian)?;
+    let visitor = DecodeChunks {
+        grid,
+        fill: &fill_bytes,
+        endian,
+        source,
+    };
+    match array.elements_mut(visitor) {
+        Ok(result) => result,
+        Err(DecodeChunks { source, .. }) => {
+            grid.check_array(array.shape())?;
+            for index in grid.indices() {
+                let region = grid.region_unchecked(&index);
+                match source(&index)? {
+                    Some(bytes) => decode_chunk_into(
+                        array,
+                        &region,
+                        grid.chunk_shape(),
+                        bytes.as_ref(),
+                        endian,
+                    )
+                    .map_err(|e| in_chunk(&index, e))?,
+                    None => array.assign_region(&region, fill)?,
+                }
+            }
+            Ok(())
+        }
+    }
+}
