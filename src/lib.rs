@@ -13,6 +13,15 @@
 //!   place.
 //! - [`region_byte_ranges`], [`decode_region`] and [`encode_region_into`]: read or write
 //!   part of a chunk, touching only its bytes.
+//! - [`ChunkGrid`], [`ChunkEncode`] and [`ChunkDecodeInto`]: arrays of many chunks.
+//!   `array.encode_zarr_chunks(&grid, fill, endian, sink)` hands every chunk's bytes to a
+//!   sink, edge chunks padded with the fill value; `decode_zarr_chunks_into(&grid, fill,
+//!   endian, source)` puts them back, missing chunks as the fill value; each chunk moves
+//!   once, straight between its bytes and its region of the array.
+//!   `encode_zarr_chunk` and `decode_zarr_chunk_into` do one chunk;
+//!   [`BytesCodec::encode_chunks_dyn`] and [`BytesCodec::decode_chunks_into_dyn`] do it for a
+//!   [`DynArray`], whose [`slice_region`](DynArray::slice_region) and
+//!   [`assign_region`](DynArray::assign_region) cut and paste regions of any data type.
 //! - [`BytesCodec`], [`DataType`] and [`DynArray`]: what `zarr.json` says, and arrays whose
 //!   data type is known only at run time, of every data type the Zarr ecosystem writes
 //!   through the codec ([`StructArray`], [`FixedLength`], [`RawArray`], [`minifloat`]), with
@@ -150,13 +159,18 @@
 //! layout allocates nothing beyond its output. Other layouts move through a scratch buffer
 //! of at most 108 KiB, and parts of bigger arrays that are no one memory slice through a
 //! buffer of at most 4 MiB beside the output. `write_zarr_bytes` writes through at most
-//! 4 MiB, `read_zarr_bytes` reads through at most 64 KiB.
+//! 4 MiB, `read_zarr_bytes` reads through at most 64 KiB. `encode_zarr_chunks` allocates
+//! each chunk's `Vec`, which it hands to the sink, and an edge chunk is padded in place;
+//! decoding an edge chunk whose part is not one run of its bytes gathers the part through a
+//! buffer of the part's size.
 //!
 //! # Cargo Features
 //!
 //! - `rayon` (off by default): conversions of 2 MiB and more are split across the rayon
 //!   thread pool when it has more than one thread. The bytes, the elements and the first
-//!   invalid `bool` byte reported are the same as on one thread.
+//!   invalid `bool` byte reported are the same as on one thread. The chunks of a
+//!   [`ChunkGrid`] are shared across the pool, each converted on one thread; the sink and
+//!   the source are then called from several threads, in any order.
 //!
 //! # Limitations
 //!

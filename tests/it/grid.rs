@@ -50,7 +50,7 @@ fn encode_all<A: Bits>(a: ArrayViewD<'_, A>, grid: &ChunkGrid, fill: A, endian: 
     chunks.into_inner().unwrap()
 }
 
-fn check<A: Bits>(shape: &[usize], chunk_shape: &[usize], layout: usize, big: bool, seed: u64) {
+pub fn check<A: Bits>(shape: &[usize], chunk_shape: &[usize], layout: usize, big: bool, seed: u64) {
     let endian = if big { Endian::Big } else { Endian::Little };
     let layout = LAYOUTS[layout];
     let n: usize = shape.iter().product();

@@ -188,3 +188,40 @@ fn large_bool_errors_in_a_part_name_the_first_bad_byte() {
     assert!(part.iter().zip(&bytes).all(|(&x, &b)| u8::from(x) == b));
     assert!(storage.slice(ndarray::s![rows.., ..]).iter().all(|&x| x));
 }
+
+/// Grids on the pool: every chunk as on one thread, in Fortran order and a permuted stack,
+/// with chunks above the threshold (each then converted on one thread) and below it.
+#[test]
+fn grids_of_chunks_on_the_pool() {
+    on_threads(2, || {
+        crate::grid::check::<f64>(&[1100, 700], &[600, 512], 1, true, 5);
+        crate::grid::check::<u16>(&[3, 300, 500], &[2, 128, 256], 4, false, 6);
+        crate::grid::check::<u8>(&[700, 900], &[256, 256], 3, false, 7);
+    })
+}
+
+/// On the pool, the sink's first error stops the work and comes back as it is.
+#[test]
+fn grid_errors_on_the_pool() {
+    use zarr_bytes::{ChunkEncode, ChunkGrid};
+    on_threads(2, || {
+        let a = standard::<u32>(&[64, 64]).reversed_axes();
+        let grid = ChunkGrid::new(&[64, 64], &[8, 8]).unwrap();
+        let r = a.encode_zarr_chunks(&grid, 0, Endian::Big, |index, _| {
+            if index == [5, 6] {
+                return Err(Error::InvalidBool {
+                    offset: 56,
+                    value: 6,
+                });
+            }
+            Ok(())
+        });
+        assert_eq!(
+            r,
+            Err(Error::InvalidBool {
+                offset: 56,
+                value: 6
+            })
+        );
+    })
+}
