@@ -5,6 +5,7 @@
 //! cargo run --example zarr_array                       # the bundled arrays
 //! cargo run --example zarr_array -- path/to/array.zarr
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
+//! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
 //! ```
 //!
 //! Supported:
@@ -25,28 +26,39 @@
 //! naming its file. `--write` keeps the source's codec entries and configurations (zstd
 //! level and checksum, gzip level, transpose order, sharding layout), with the `bytes`
 //! codec's byte order set to `--endian` where one applies; chunks and inner chunks that
-//! hold only the fill value are not written.
+//! hold only the fill value are not written. `--time` prints how long the read (store
+//! reads, decompression and decoding) and the write took, and leaves out the summary of
+//! the values, which would convert the whole array once more.
 //!
-//! Chunks move between modules as little-endian records of the element's bytes (see
-//! `values.rs`, the only module that calls `zarr_bytes`), so cutting and pasting them does
-//! not depend on the data type.
+//! How chunks move: the array is allocated once, then each chunk goes straight between
+//! its decompressed bytes and its region of the array through the library's chunk calls
+//! (`decode_chunks_into_dyn` and `encode_chunks_dyn` over the chunk grid, and
+//! `decode_chunk_into_dyn` and `encode_chunk_dyn` for a shard's inner chunks), with no
+//! other representation of the array in between. Only the bytes-to-bytes codecs (`zstd`,
+//! `gzip`, `crc32c`) and the shard layout are the example's own. A `transpose` codec
+//! copies nothing: the chunk is stored with its axes permuted, so the array and its grid
+//! are viewed with their axes permuted the same way while the chunks move, and the stored
+//! chunk is a region of that view. Without sharding the library walks the chunks, on
+//! several threads with the crate's `rayon` feature; shards go one after another.
 
 mod array;
 mod chain;
-mod grid;
 mod metadata;
 mod sharding;
 mod store;
-mod values;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-use array::Assembled;
+use ndarray::ArrayViewD;
+use zarr_bytes::{BytesCodec, DynArray, Endian};
+
+use chain::Counts;
 use metadata::Metadata;
 use store::Store;
-use values::Endian;
 
 /// Print a line; a closed pipe (`| head`) ends the output quietly instead of panicking.
 macro_rules! say {
@@ -55,7 +67,8 @@ macro_rules! say {
     };
 }
 
-const USAGE: &str = "usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]]";
+const USAGE: &str =
+    "usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]] [--time]";
 
 /// The arrays in `examples/data`, read when no array is named.
 const BUNDLED: [&str; 4] = [
@@ -72,27 +85,58 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
-fn report(meta: &Metadata, dir: &Path, a: &Assembled) -> Result<(), String> {
+/// A small array, printed: numbers and text as ndarray prints them.
+fn show(array: &DynArray) -> Option<String> {
+    fn print<T: std::fmt::Display>(a: ArrayViewD<'_, T>) -> Option<String> {
+        Some(a.to_string())
+    }
+    match array {
+        DynArray::FixedLengthUtf32(s) => print(s.values().map(|s| format!("{s:?}")).view()),
+        DynArray::NullTerminatedBytes(s) => print(
+            s.values()
+                .map(|b| format!("{:?}", String::from_utf8_lossy(b)))
+                .view(),
+        ),
+        DynArray::Struct(s) => Some(
+            s.fields()
+                .map(|(name, field)| {
+                    format!("{name}: {}", show(field).unwrap_or_else(|| "…".into()))
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        other => other.to_f64().and_then(|r| print(r.view())),
+    }
+}
+
+/// Print what was read; the summary of the values only if `values`.
+fn report(
+    meta: &Metadata,
+    dir: &Path,
+    array: &DynArray,
+    counts: &Counts,
+    values: bool,
+) -> Result<(), String> {
+    let count = |c: &AtomicUsize| c.load(Ordering::Relaxed);
+    let (read, missing) = (count(&counts.read), count(&counts.missing));
+    let (inner_read, inner_empty) = (count(&counts.inner_read), count(&counts.inner_empty));
     say!("array      {}", dir.display());
     say!("data type  {} (codecs {})", meta.data_type, meta.chain);
     say!(
-        "shape      {:?} in chunks of {:?}: {} chunks, {} read, {} missing (fill value {})",
+        "shape      {:?} in chunks of {:?}: {} chunks, {read} read, {missing} missing (fill value {})",
         meta.shape,
         meta.chunk_shape,
-        a.read + a.missing,
-        a.read,
-        a.missing,
+        read + missing,
         meta.fill_value()
     );
-    if a.stats.inner_read + a.stats.inner_empty > 0 {
+    if inner_read + inner_empty > 0 {
         say!(
-            "inner      {} inner chunks in the shards read: {} read, {} empty",
-            a.stats.inner_read + a.stats.inner_empty,
-            a.stats.inner_read,
-            a.stats.inner_empty
+            "inner      {} inner chunks in the shards read: {inner_read} read, {inner_empty} empty",
+            inner_read + inner_empty,
         );
     }
-    if let Some(reals) = values::reals(&a.array) {
+    // The real numbers as `f64`: a second array as large as the first, or larger.
+    if let Some(reals) = array.to_f64().filter(|_| values) {
         let numbers: Vec<f64> = reals.iter().copied().filter(|v| !v.is_nan()).collect();
         let min = numbers.iter().copied().fold(f64::INFINITY, f64::min);
         let max = numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -103,31 +147,45 @@ fn report(meta: &Metadata, dir: &Path, a: &Assembled) -> Result<(), String> {
             reals.len() - numbers.len()
         );
     }
-    let bytes = a
-        .records
-        .as_slice()
-        .ok_or("assembled records are contiguous")?;
-    let checksum = fnv1a64(bytes);
-    say!("checksum   {checksum:#018x} (FNV-1a 64 of the little-endian C-order bytes)");
+    let bytes = BytesCodec::new(Endian::Little)
+        .encode_dyn(array)
+        .map_err(|e| e.to_string())?;
+    say!(
+        "checksum   {:#018x} (FNV-1a 64 of the little-endian C-order bytes)",
+        fnv1a64(&bytes)
+    );
     let count: usize = meta.shape.iter().product();
     if count <= 120 && meta.shape.len() <= 3 {
-        if let Some(text) = values::show(&a.array) {
+        if let Some(text) = show(array) {
             say!("{text}");
         }
     }
     Ok(())
 }
 
-fn open(dir: &Path, write: Option<(&Path, Endian)>) -> Result<(), String> {
+fn open(dir: &Path, write: Option<(&Path, Endian)>, time: bool) -> Result<(), String> {
     let store = Store::new(dir);
     let meta = Metadata::read(&store)?;
-    let assembled = array::read(&meta, &store)?;
-    report(&meta, dir, &assembled)?;
+    let counts = Counts::default();
+    let start = Instant::now();
+    let array = array::read(&meta, &store, &counts)?;
+    let read_time = start.elapsed();
+    report(&meta, dir, &array, &counts, !time)?;
+    let mut write_time = Duration::ZERO;
     if let Some((out, endian)) = write {
-        let written = array::write(&meta, &assembled, &Store::new(out), endian)?;
+        let start = Instant::now();
+        let written = array::write(&meta, array, &Store::new(out), endian)?;
+        write_time = start.elapsed();
         say!(
             "wrote      {} in {endian} endian: zarr.json and {written} chunk files",
             out.display()
+        );
+    }
+    if time {
+        say!(
+            "time       read {:.3} s, write {:.3} s",
+            read_time.as_secs_f64(),
+            write_time.as_secs_f64()
         );
     }
     Ok(())
@@ -138,12 +196,15 @@ fn run() -> Result<(), String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut out: Option<PathBuf> = None;
     let mut endian = Endian::Little;
+    let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--write" => out = Some(args.next().ok_or("--write needs a directory")?.into()),
             "--endian" => {
-                endian = values::parse_endian(&args.next().ok_or("--endian needs little or big")?)?
+                let text = args.next().ok_or("--endian needs little or big")?;
+                endian = text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?
             }
+            "--time" => time = true,
             "-h" | "--help" => {
                 say!("{USAGE}");
                 return Ok(());
@@ -163,7 +224,7 @@ fn run() -> Result<(), String> {
         if i > 0 {
             say!();
         }
-        open(dir, out.as_deref().map(|o| (o, endian)))?;
+        open(dir, out.as_deref().map(|o| (o, endian)), time)?;
     }
     Ok(())
 }

@@ -1,11 +1,10 @@
 //! What the example reads from `zarr.json`, and the chunk keys it names.
 
 use serde_json::Value;
+use zarr_bytes::{ChunkGrid, DataType, DynArray};
 
 use crate::chain::{Chain, Scope};
-use crate::grid;
 use crate::store::Store;
-use crate::values::{self, DataType};
 
 pub struct Metadata {
     pub json: Value,
@@ -15,8 +14,6 @@ pub struct Metadata {
     /// `true` for the `default` encoding (keys start with `c`), `false` for `v2`.
     default_keys: bool,
     separator: String,
-    /// One little-endian record of the fill value.
-    pub fill: Vec<u8>,
     pub chain: Chain,
 }
 
@@ -55,8 +52,8 @@ impl Metadata {
             return Err(at("node_type", "not an array".into()));
         }
         let shape = lengths(field("shape")?, "shape")?;
-        let data_type =
-            values::parse_data_type(field("data_type")?).map_err(|e| at("data_type", e))?;
+        let data_type: DataType = serde_json::from_value(field("data_type")?.clone())
+            .map_err(|e| at("data_type", e.to_string()))?;
 
         let grid = field("chunk_grid")?;
         if grid.get("name") != Some(&Value::from("regular")) {
@@ -98,11 +95,12 @@ impl Metadata {
             }
         };
 
-        let fill = values::fill_record(&data_type, field("fill_value")?)
-            .map_err(|e| at("fill_value", e))?;
+        // Checked here so that a bad fill value is named as such, not as a codec's error.
+        let fill_value = field("fill_value")?;
+        DynArray::full(&data_type, &[], fill_value).map_err(|e| at("fill_value", e.to_string()))?;
         let scope = Scope {
             data_type: &data_type,
-            fill: &fill,
+            fill_value,
             ndim: shape.len(),
         };
         let chain = Chain::parse(field("codecs")?, &scope).map_err(|e| at("codecs", e))?;
@@ -123,7 +121,6 @@ impl Metadata {
             chunk_shape,
             default_keys,
             separator,
-            fill,
             chain,
         })
     }
@@ -132,9 +129,9 @@ impl Metadata {
         &self.json["fill_value"]
     }
 
-    /// Chunks along each axis.
-    pub fn grid(&self) -> Vec<usize> {
-        grid::chunk_grid(&self.shape, &self.chunk_shape)
+    /// The array's chunk grid.
+    pub fn grid(&self) -> Result<ChunkGrid, String> {
+        ChunkGrid::new(&self.shape, &self.chunk_shape).map_err(|e| e.to_string())
     }
 
     pub fn chunk_key(&self, index: &[usize]) -> String {

@@ -5,13 +5,14 @@
 //! inner chunk not stored (all fill value) has offset and length 2^64 - 1.
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::atomic::Ordering;
 
 use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
+use zarr_bytes::{ChunkGrid, DataType, DynArray, Endian};
 
-use crate::chain::{configuration, Chain, Scope, Stats};
-use crate::grid;
-use crate::values::{self, DataType, DynArray, Endian};
+use crate::chain::{configuration, Chain, Counts, Scope};
 
 /// The index entry of an inner chunk that is not stored.
 const EMPTY: u64 = u64::MAX;
@@ -22,9 +23,6 @@ pub struct Sharding {
     codecs: Chain,
     index_codecs: Chain,
     index_at_start: bool,
-    data_type: DataType,
-    /// One little-endian record of the fill value, which empty inner chunks hold.
-    fill: Vec<u8>,
     json: Value,
 }
 
@@ -51,10 +49,12 @@ impl Sharding {
                 )
             })?;
         let codecs = Chain::parse(field("codecs")?, scope).map_err(|e| format!("codecs: {e}"))?;
-        let index_type = values::index_data_type();
+        // An index is (offset, length) pairs of `uint64`; no entry is missing, so its fill
+        // value is never used.
+        let no_fill = Value::from(0);
         let index_scope = Scope {
-            data_type: &index_type,
-            fill: &[],
+            data_type: &DataType::UInt64,
+            fill_value: &no_fill,
             ndim: scope.ndim + 1,
         };
         let index_codecs = Chain::parse(field("index_codecs")?, &index_scope)
@@ -82,8 +82,6 @@ impl Sharding {
             codecs,
             index_codecs,
             index_at_start,
-            data_type: scope.data_type.clone(),
-            fill: scope.fill.to_vec(),
             json: entry.clone(),
         })
     }
@@ -95,11 +93,16 @@ impl Sharding {
     }
 
     /// The inner chunks' `bytes` codecs in byte order `endian`; the index keeps its own.
-    pub fn with_endian(&self, endian: Endian) -> Sharding {
-        Sharding {
-            codecs: self.codecs.with_endian(endian),
+    pub fn with_endian(&self, endian: Endian) -> Result<Sharding, String> {
+        Ok(Sharding {
+            codecs: self.codecs.with_endian(endian)?,
             ..self.clone()
-        }
+        })
+    }
+
+    /// The inner chunks' codec chain.
+    pub fn codecs(&self) -> &Chain {
+        &self.codecs
     }
 
     /// Inner chunks along each axis of a shard of `shape`, which they must tile exactly.
@@ -143,13 +146,19 @@ impl Sharding {
             .unwrap_or(usize::MAX)
     }
 
-    pub fn decode(
+    /// Decode a shard of `shape` from its decompressed bytes into its part `region` of
+    /// `array`: each inner chunk straight into its own part (the shard's place in the
+    /// array plus the inner chunk's place in the shard, cut at the array's edge); an empty
+    /// one's part gets the fill value.
+    pub fn decode_into(
         &self,
         shard: &[u8],
+        array: &mut DynArray,
+        region: &[Range<usize>],
         shape: &[usize],
-        stats: &mut Stats,
-    ) -> Result<DynArray, String> {
-        let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
+        counts: &Counts,
+    ) -> Result<(), String> {
+        let (_, index_shape, index_len) = self.index_layout(shape)?;
         let Some(body_len) = shard.len().checked_sub(index_len) else {
             return Err(format!(
                 "shard index: the shard has {} bytes, fewer than its {index_len}-byte index",
@@ -163,86 +172,111 @@ impl Sharding {
         };
         let index = self
             .index_codecs
-            .decode(index.to_vec(), &index_shape, stats)
-            .and_then(values::index_values)
+            .decode_index(index, &index_shape)
             .map_err(|e| format!("shard index: {e}"))?;
         let index = index.as_standard_layout();
         let entries = index
             .as_slice()
             .ok_or("an index in standard layout is contiguous")?;
 
-        let mut records = grid::filled(&self.fill, shape)?;
-        for (inner, entry) in grid::indices(&per_shard).zip(entries.chunks_exact(2)) {
+        let inner = ChunkGrid::new(shape, &self.chunk_shape).map_err(|e| e.to_string())?;
+        for (at, entry) in inner.indices().zip(entries.chunks_exact(2)) {
+            let part = place(region, &inner.region(&at).map_err(|e| e.to_string())?);
             let (offset, length) = (entry[0], entry[1]);
             if (offset, length) == (EMPTY, EMPTY) {
-                stats.inner_empty += 1;
+                counts.inner_empty.fetch_add(1, Ordering::Relaxed);
+                let fill = &self.codecs.elements().fill;
+                array
+                    .assign_region(&part, fill)
+                    .map_err(|e| e.to_string())?;
                 continue;
             }
-            let at = |e: String| format!("inner chunk {inner:?}: {e}");
+            let within = |e: String| format!("inner chunk {at:?}: {e}");
             let range = usize::try_from(offset)
                 .ok()
                 .zip(usize::try_from(length).ok())
                 .and_then(|(start, n)| Some(start..start.checked_add(n)?))
                 .filter(|r| r.end <= shard.len())
                 .ok_or_else(|| {
-                    at(format!(
+                    within(format!(
                         "offset {offset} and length {length} reach past the shard's {} bytes",
                         shard.len()
                     ))
                 })?;
-            let chunk = self
-                .codecs
-                .decode(shard[range].to_vec(), &self.chunk_shape, stats)
-                .and_then(|chunk| values::to_records(&chunk))
-                .map_err(at)?;
-            grid::paste(
-                &mut records,
-                &grid::region(&inner, &self.chunk_shape, shape),
-                &chunk,
-            );
-            stats.inner_read += 1;
+            // An inner chunk wholly past the array's edge has an empty part: it is still
+            // decoded, so that its bytes are checked.
+            self.codecs
+                .decode_into(&shard[range], array, &part, &self.chunk_shape, counts)
+                .map_err(within)?;
+            counts.inner_read.fetch_add(1, Ordering::Relaxed);
         }
-        values::from_records(records.view(), &self.data_type)
+        Ok(())
     }
 
-    /// Encode a shard; inner chunks that hold only the fill value are not stored, as
+    /// Encode the shard of `shape` whose part in `array` is `region`; `None` if it holds
+    /// only the fill value. Inner chunks that hold only the fill value are not stored, as
     /// zarr-python and tensorstore do.
-    pub fn encode(&self, shard: &DynArray) -> Result<Vec<u8>, String> {
-        let records = values::to_records(shard)?;
-        let shape = records.shape()[..records.ndim() - 1].to_vec();
-        let (per_shard, index_shape, index_len) = self.index_layout(&shape)?;
-        let empty = grid::filled(&self.fill, &self.chunk_shape)?;
+    pub fn encode_region(
+        &self,
+        array: &mut DynArray,
+        region: &[Range<usize>],
+        shape: &[usize],
+    ) -> Result<Option<Vec<u8>>, String> {
+        let (_, index_shape, index_len) = self.index_layout(shape)?;
         let start = if self.index_at_start { index_len } else { 0 };
+        let inner = ChunkGrid::new(shape, &self.chunk_shape).map_err(|e| e.to_string())?;
         let mut body = Vec::new();
         let mut entries = Vec::new();
-        for inner in grid::indices(&per_shard) {
-            let region = grid::region(&inner, &self.chunk_shape, &shape);
-            let chunk = grid::cut(&records, &region, &self.chunk_shape, &self.fill)?;
-            if chunk == empty {
-                entries.extend([EMPTY, EMPTY]);
-                continue;
+        for at in inner.indices() {
+            let part = place(region, &inner.region(&at).map_err(|e| e.to_string())?);
+            // An inner chunk wholly past the array's edge holds only the fill value.
+            let encoded = if part.iter().any(|r| r.is_empty()) {
+                None
+            } else {
+                self.codecs
+                    .encode_region(array, &part, &self.chunk_shape)
+                    .map_err(|e| format!("inner chunk {at:?}: {e}"))?
+            };
+            match encoded {
+                None => entries.extend([EMPTY, EMPTY]),
+                Some(bytes) => {
+                    entries.extend([(start + body.len()) as u64, bytes.len() as u64]);
+                    body.extend_from_slice(&bytes);
+                }
             }
-            let encoded = values::from_records(chunk.view(), &self.data_type)
-                .and_then(|chunk| self.codecs.encode(chunk))
-                .map_err(|e| format!("inner chunk {inner:?}: {e}"))?;
-            entries.extend([(start + body.len()) as u64, encoded.len() as u64]);
-            body.extend_from_slice(&encoded);
+        }
+        if entries.iter().all(|&e| e == EMPTY) {
+            return Ok(None);
         }
         let index =
             ArrayD::from_shape_vec(IxDyn(&index_shape), entries).map_err(|e| e.to_string())?;
-        let index = self.index_codecs.encode(values::index_array(index))?;
+        let index = self.index_codecs.encode_index(index)?;
         if index.len() != index_len {
             return Err(format!(
                 "the shard index encoded to {} bytes, not {index_len}",
                 index.len()
             ));
         }
-        Ok(if self.index_at_start {
+        Ok(Some(if self.index_at_start {
             [index, body].concat()
         } else {
             [body, index].concat()
-        })
+        }))
     }
+}
+
+/// The part of the array an inner chunk covers: `inner`, its region in the shard, moved
+/// to `shard`, the shard's part of the array, and cut at the array's edge (where the
+/// shard's part ends). Empty along an axis where the inner chunk lies past the edge.
+fn place(shard: &[Range<usize>], inner: &[Range<usize>]) -> Vec<Range<usize>> {
+    shard
+        .iter()
+        .zip(inner)
+        .map(|(s, r)| {
+            let at = |offset: usize| s.start.saturating_add(offset).min(s.end);
+            at(r.start)..at(r.end)
+        })
+        .collect()
 }
 
 impl fmt::Display for Sharding {
