@@ -29,6 +29,17 @@
 //! rows (the write rows of every layout added about two), which add four layouts and were
 //! not timed as a whole; a filter runs only what it names, e.g. `cargo bench --
 //! 'f64_64MiB/.*chunk'` for the chunks of `f64` arrays.
+//!
+//! The grid groups (`f64_grid_32MiB`, `u16_grid_32MiB`, big endian, and `u8_grid_32MiB`)
+//! cut an array of about 32 MiB into chunks of 2 MiB with a `ChunkGrid`, in the layouts
+//! `fortran_grid`, `3d_swapped_grid` and `standard_grid` (shapes and edge chunks:
+//! `arrays::grid_shapes`), and time, each iteration from cold caches,
+//! `encode_zarr_chunks` (to a sink that reads each chunk's first byte and drops it) and
+//! `decode_zarr_chunks_into` (from the chunks encoded once, lent from a `Vec` in grid
+//! order) of every chunk, beside `encode_zarr_bytes_into` and `decode_zarr_bytes_into` of
+//! the same array whole and `memcpy_prealloc/<layout>` of its bytes; the throughput is the
+//! array's bytes. With `--features rayon` the chunks spread over the thread pool.
+//! `perf_table` prints the same paths at 256 MiB as its "grid / whole" table.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -36,13 +47,15 @@ use std::time::Duration;
 mod arrays;
 mod cold;
 
-use arrays::{Arrays, Sink, LAYOUTS};
+use arrays::{source, touch, Arrays, Gridded, Sink, GRIDS, LAYOUTS};
 use cold::Cold;
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
 use ndarray::Array2;
 use num_complex::Complex;
-use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
+use zarr_bytes::{
+    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, Element, Endian,
+};
 
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
@@ -169,6 +182,74 @@ fn group<T: Element>(
     g.finish();
 }
 
+/// One grid group: every chunk of each grid layout's array of `T` (about `bytes` bytes in
+/// chunks of `chunk_bytes`, big endian) encoded and decoded, beside the same array whole
+/// and a memcpy of its bytes, each iteration from cold caches.
+fn grid_group<T: Element + PartialEq>(
+    c: &mut Criterion,
+    ty: &str,
+    bytes: usize,
+    chunk_bytes: usize,
+    cold: &Cold,
+    value: fn(usize) -> T,
+) {
+    let e = Endian::Big;
+    let name = if T::SIZE == 1 { "na" } else { e.as_str() };
+    let mut g = c.benchmark_group(format!("{ty}_grid_{}", size_name(bytes)));
+    // As the 64 MiB groups: ten samples of a few calls, each after an untimed eviction.
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_millis(2500))
+        .sampling_mode(SamplingMode::Flat);
+    let cold = Some(cold);
+    for (layout, _) in GRIDS {
+        let mut gridded = Gridded::new(layout, bytes, chunk_bytes, 4, value);
+        let chunks = gridded.encode_chunks(e);
+        gridded.check(&chunks, e);
+        let encoded = gridded.array.to_zarr_bytes(e);
+        let mut out = vec![0u8; encoded.len()];
+        g.throughput(Throughput::BytesDecimal(encoded.len() as u64));
+        let layout = layout.replace('-', "_");
+        let id = |path: &str| format!("{path}/{layout}/{name}");
+
+        g.bench_function(format!("memcpy_prealloc/{layout}"), |b| {
+            timed(b, cold, || out.copy_from_slice(black_box(&encoded)))
+        });
+        g.bench_function(id("encode_zarr_bytes_into"), |b| {
+            timed(b, cold, || {
+                let view = black_box(&gridded.array).view();
+                view.encode_zarr_bytes_into(&mut out, e).unwrap()
+            })
+        });
+        g.bench_function(id("encode_zarr_chunks"), |b| {
+            timed(b, cold, || {
+                let Gridded { array, grid } = black_box(&gridded);
+                array
+                    .encode_zarr_chunks(grid, T::zeroed(), e, touch)
+                    .unwrap()
+            })
+        });
+        g.bench_function(id("decode_zarr_bytes_into"), |b| {
+            timed(b, cold, || {
+                let array = &mut gridded.array;
+                array
+                    .decode_zarr_bytes_into(black_box(&encoded), e)
+                    .unwrap()
+            })
+        });
+        g.bench_function(id("decode_zarr_chunks_into"), |b| {
+            timed(b, cold, || {
+                let Gridded { array, grid } = &mut gridded;
+                let chunks = source(grid, black_box(&chunks));
+                array
+                    .decode_zarr_chunks_into(grid, T::zeroed(), e, chunks)
+                    .unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
 fn throughput(c: &mut Criterion) {
     let evicted = Cold::new(None);
     for bytes in [4 * KIB, MIB, 64 * MIB] {
@@ -184,6 +265,11 @@ fn throughput(c: &mut Criterion) {
         group(c, "u8", bytes, cold, |i| (i % 251) as u8);
         group(c, "bool", bytes, cold, |i| i % 3 == 0);
     }
+    // Every chunk of a grid, from cold caches: 16 chunks, enough to spread over the pool.
+    let (bytes, chunk) = (32 * MIB, 2 * MIB);
+    grid_group(c, "f64", bytes, chunk, &evicted, |i| i as f64 * 0.5 - 1e6);
+    grid_group(c, "u16", bytes, chunk, &evicted, |i| i as u16);
+    grid_group(c, "u8", bytes, chunk, &evicted, |i| (i % 251) as u8);
 }
 
 criterion_group! {

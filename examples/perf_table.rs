@@ -8,8 +8,10 @@
 //! `complex128`, `u8`, `bool`), `--evict-mib M` (bytes read before each timed run; see
 //! below), `--planes N` (planes of the 3-D layouts, default 4; 3 for an RGB image; each
 //! array is then cut to a whole number of planes of whole 4096-element rows), `--layouts
-//! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout) or
-//! `--quick` (a 4 MiB smoke run).
+//! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout; grid
+//! layouts only skip every table but the grid tables), `--grid-mib M` (bytes per array of
+//! the grid rows, default 4 × `--size-mib`: 256 MiB), `--chunk-mib M` (bytes per chunk of
+//! the grid rows, default 2) or `--quick` (a 4 MiB smoke run, 16 MiB grid arrays).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
 //! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
@@ -40,6 +42,26 @@
 //! byte order. A second table sets each chunk row beside the row of the same-shaped whole
 //! array, measured in the same rounds.
 //!
+//! A third table, "grid / whole", cuts an array of `--grid-mib` MiB into chunks of
+//! `--chunk-mib` MiB with a [`ChunkGrid`](zarr_bytes::ChunkGrid), in the grid layouts
+//! `fortran-grid` (Fortran order), `3d-swapped-grid` (a stack of `--planes` planes stored
+//! (z, x, y), the memory of `3d-swapped`) and `standard-grid` (C order), for `f64` and
+//! `u16` big endian and `u8` (those of `--types`). It times `encode_zarr_chunks` of every
+//! chunk and `decode_zarr_chunks_into` of every chunk beside `encode_zarr_bytes_into` and
+//! `decode_zarr_bytes_into` of the same array whole and `memcpy-prealloc` of its bytes, in
+//! the same rounds, one layout and type at a time, each run from cold caches. The chunk
+//! shapes are square-ish in the array's logical axes (2-D: 512 × 512 for 2 MiB of `f64`;
+//! the stack: whole planes when a plane fits in a chunk, else a square-ish tile of one
+//! plane), and the array's last axis with several chunks along it is cut a quarter chunk
+//! short, so the last chunks along it are edge chunks (see `arrays::grid_shapes`; the table
+//! prints every shape). The encoding sink keeps nothing: it reads each chunk's first byte
+//! (the compiler must assume it reads all) and drops the chunk, whose `Vec` the library
+//! allocates inside the timed run. The decoding source lends each chunk's bytes, encoded
+//! once before timing and stored in a `Vec<Vec<u8>>` in `ChunkGrid::indices` order (no
+//! hash map); the chunks decode into the array they came from. GB/s of every grid row
+//! counts the array's bytes, not the edge chunks' padding. With the `rayon` feature the
+//! parallel table adds the grid paths too, all chunks on the pool against one thread.
+//!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
 
@@ -52,15 +74,20 @@ mod arrays;
 #[path = "../benches/cold/mod.rs"]
 mod cold;
 
-use arrays::{Arrays, Sink, CHUNKS, LAYOUTS};
+use arrays::{source, touch, Arrays, Gridded, Sink, CHUNKS, GRIDS, LAYOUTS};
 use cold::Cold;
 
 use ndarray::Array2;
 use num_complex::Complex;
-use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Element, Endian};
+use zarr_bytes::{
+    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, Element, Endian,
+};
 
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
-                     [--evict-mib M] [--planes N] [--quick]";
+                     [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--quick]";
+
+/// The element types of the grid rows, in their order; the others of `--types` have none.
+const GRID_TYPES: [&str; 3] = ["f64", "u16", "u8"];
 
 /// Every element type the table measures, in its order.
 const TYPES: [&str; 6] = ["f64", "f32", "u16", "complex128", "u8", "bool"];
@@ -80,6 +107,12 @@ struct Options {
     layouts: Vec<&'static str>,
     /// MiB read before each timed run; `None` for twice the largest cache.
     evict_mib: Option<usize>,
+    /// MiB per array of the grid rows; `None` for 4 × `size_mib`.
+    grid_mib: Option<usize>,
+    /// MiB per chunk of the grid rows.
+    chunk_mib: usize,
+    /// The grid layouts measured, in [`GRIDS`] order.
+    grids: Vec<&'static str>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -90,6 +123,9 @@ fn parse_args() -> Result<Options, String> {
         types: TYPES.iter().map(|t| t.to_string()).collect(),
         layouts: LAYOUTS.to_vec(),
         evict_mib: None,
+        grid_mib: None,
+        chunk_mib: 2,
+        grids: GRIDS.iter().map(|&(g, _)| g).collect(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -107,6 +143,8 @@ fn parse_args() -> Result<Options, String> {
             "--size-mib" => options.size_mib = number("--size-mib", 1)?,
             "--planes" => options.planes = number("--planes", 1)?,
             "--evict-mib" => options.evict_mib = Some(number("--evict-mib", 0)?),
+            "--grid-mib" => options.grid_mib = Some(number("--grid-mib", 1)?),
+            "--chunk-mib" => options.chunk_mib = number("--chunk-mib", 1)?,
             "--quick" => options.size_mib = 4,
             "--types" => {
                 let list = args.next().ok_or("--types needs a value")?;
@@ -118,12 +156,18 @@ fn parse_args() -> Result<Options, String> {
             "--layouts" => {
                 let list = args.next().ok_or("--layouts needs a value")?;
                 let asked: Vec<&str> = list.split(',').collect();
-                if let Some(l) = asked.iter().find(|l| !LAYOUTS.contains(l)) {
+                let grids = GRIDS.map(|(g, _)| g);
+                if let Some(l) = asked
+                    .iter()
+                    .find(|l| !LAYOUTS.contains(l) && !grids.contains(l))
+                {
                     return Err(format!(
-                        "unknown layout {l:?}; known: {}",
-                        LAYOUTS.join(", ")
+                        "unknown layout {l:?}; known: {}, {}",
+                        LAYOUTS.join(", "),
+                        grids.join(", ")
                     ));
                 }
+                options.grids = grids.into_iter().filter(|g| asked.contains(g)).collect();
                 // A chunk's row is read beside its whole array's.
                 let whole = |l: &&str| CHUNKS.iter().any(|&(c, w)| w == *l && asked.contains(&c));
                 options.layouts = LAYOUTS
@@ -143,7 +187,35 @@ fn parse_args() -> Result<Options, String> {
             options.planes, options.size_mib
         ));
     }
+    let grid_mib = options.grid_mib();
+    if options.grids.contains(&"3d-swapped-grid") && options.planes > (grid_mib << 20) / 16 / 4096 {
+        return Err(format!(
+            "--planes {} needs more than --grid-mib {grid_mib}",
+            options.planes
+        ));
+    }
     Ok(options)
+}
+
+impl Options {
+    /// MiB per array of the grid rows.
+    fn grid_mib(&self) -> usize {
+        self.grid_mib.unwrap_or(4 * self.size_mib)
+    }
+
+    /// The arrays of the grid rows.
+    fn grid(&self) -> GridSize {
+        GridSize {
+            bytes: self.grid_mib() << 20,
+            chunk_bytes: self.chunk_mib << 20,
+            planes: self.planes,
+            layouts: self.grids.clone(),
+            types: GRID_TYPES
+                .into_iter()
+                .filter(|t| self.types.iter().any(|u| u == t))
+                .collect(),
+        }
+    }
 }
 
 /// The arrays of one element type and the buffers the paths convert them to and from.
@@ -596,6 +668,218 @@ fn chunk_table(rows: &[Row]) {
     }
 }
 
+/// The arrays of the grid rows: about `bytes` bytes each, in chunks of `chunk_bytes`, the
+/// stack of `planes` planes; the grid layouts and element types measured.
+struct GridSize {
+    bytes: usize,
+    chunk_bytes: usize,
+    planes: usize,
+    layouts: Vec<&'static str>,
+    types: Vec<&'static str>,
+}
+
+/// The grid rows of one element type and grid layout, from the same rounds.
+struct GridRow {
+    ty: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    /// The array's, the chunks' and the grid's shapes, and where the edges are.
+    shapes: String,
+    /// GB/s of the array's bytes: `memcpy-prealloc`, then `encode_zarr_bytes_into`,
+    /// `encode_zarr_chunks`, `decode_zarr_bytes_into`, `decode_zarr_chunks_into`.
+    gbps: [f64; 5],
+}
+
+/// A grid layout's array and its chunks, and the buffers of the same array whole.
+struct GridBuffers<T> {
+    gridded: Gridded<T>,
+    /// Every chunk encoded, in `ChunkGrid::indices` order.
+    chunks: Vec<Vec<u8>>,
+    /// The whole array encoded.
+    encoded: Vec<u8>,
+    /// The output of `encode_zarr_bytes_into` and of `memcpy-prealloc`.
+    out: Vec<u8>,
+}
+
+/// `a × b × c`.
+fn dims(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    dims.join(" × ")
+}
+
+/// The shapes of `gridded`'s array, chunks and grid, and its edge chunks: how many, along
+/// which axes, how much of the last chunk along each is inside, and the padding they add.
+fn describe<T: Element>(gridded: &Gridded<T>) -> String {
+    let grid = &gridded.grid;
+    let (shape, chunk) = (grid.array_shape(), grid.chunk_shape());
+    let edges: Vec<String> = (0..shape.len())
+        .filter(|&k| shape[k] % chunk[k] != 0)
+        .map(|k| format!("axis {k}, {} of {}", shape[k] % chunk[k], chunk[k]))
+        .collect();
+    let inner: usize = (0..shape.len()).map(|k| shape[k] / chunk[k]).product();
+    let array: usize = shape.iter().product::<usize>() * T::SIZE;
+    let stored = grid.len() * chunk.iter().product::<usize>() * T::SIZE;
+    let edges = if edges.is_empty() {
+        "no edge chunks".to_string()
+    } else {
+        format!(
+            "{} edge chunks ({}); padding {:.1} % of the array",
+            grid.len() - inner,
+            edges.join("; "),
+            (stored - array) as f64 / array as f64 * 100.0
+        )
+    };
+    format!(
+        "array {} ({:.1} MiB), chunks {} ({:.2} MiB), grid {} ({} chunks); {edges}",
+        dims(shape),
+        array as f64 / (1 << 20) as f64,
+        dims(chunk),
+        (chunk.iter().product::<usize>() * T::SIZE) as f64 / (1 << 20) as f64,
+        dims(grid.grid_shape()),
+        grid.len(),
+    )
+}
+
+/// Time the grid rows of one element type and grid layout, big endian: `memcpy-prealloc`,
+/// the array whole, and every chunk of it, round-robin, each timed run from cold caches.
+fn measure_grid<T: Element + PartialEq>(
+    ty: &'static str,
+    layout: &'static str,
+    size: &GridSize,
+    runs: usize,
+    cold: &Cold,
+    value: fn(usize) -> T,
+) -> GridRow {
+    let e = Endian::Big;
+    let gridded = Gridded::new(layout, size.bytes, size.chunk_bytes, size.planes, value);
+    let chunks = gridded.encode_chunks(e);
+    gridded.check(&chunks, e);
+    let encoded = gridded.array.to_zarr_bytes(e);
+    let mut b = GridBuffers {
+        out: vec![0; encoded.len()],
+        encoded,
+        chunks,
+        gridded,
+    };
+    let bytes = b.out.len();
+    let shapes = describe(&b.gridded);
+    type GridRun<T> = Box<dyn Fn(&mut GridBuffers<T>)>;
+    let cases: [GridRun<T>; 5] = [
+        Box::new(|b| {
+            b.out.copy_from_slice(black_box(&b.encoded));
+            black_box(&mut b.out);
+        }),
+        Box::new(move |b| {
+            let view = black_box(&b.gridded.array).view();
+            let result = view.encode_zarr_bytes_into(&mut b.out, e);
+            black_box(&mut b.out);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = black_box(&b.gridded);
+            array
+                .encode_zarr_chunks(grid, T::zeroed(), e, touch)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let array = &mut b.gridded.array;
+            let result = array.decode_zarr_bytes_into(black_box(&b.encoded), e);
+            black_box(array);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = &mut b.gridded;
+            let chunks = source(grid, black_box(&b.chunks));
+            let result = array.decode_zarr_chunks_into(grid, T::zeroed(), e, chunks);
+            black_box(array);
+            result.unwrap();
+        }),
+    ];
+    // The untimed first round faults in every page and warms the allocator.
+    for case in &cases {
+        case(&mut b);
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (case, times) in cases.iter().zip(&mut times) {
+            times.push(cold.time(|| case(&mut b)));
+        }
+    }
+    let gbps: Vec<f64> = times
+        .into_iter()
+        .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
+        .collect();
+    GridRow {
+        ty,
+        endian: if T::SIZE == 1 { "n/a" } else { e.as_str() },
+        layout,
+        shapes,
+        gbps: gbps.try_into().expect("five cases"),
+    }
+}
+
+/// The grid rows of every grid layout and type asked, one thread (the `rayon` feature's
+/// pool is left to [`parallel_table`]).
+fn grid_rows(size: &GridSize, runs: usize, cold: &Cold) -> Vec<GridRow> {
+    let mut rows = Vec::new();
+    for &ty in &size.types {
+        for &layout in &size.layouts {
+            rows.push(match ty {
+                "f64" => measure_grid("f64", layout, size, runs, cold, |i| i as f64 * 0.5 - 1e6),
+                "u16" => measure_grid("u16", layout, size, runs, cold, |i| i as u16),
+                "u8" => measure_grid("u8", layout, size, runs, cold, |i| (i % 251) as u8),
+                other => unreachable!("a type of GRID_TYPES, not {other}"),
+            });
+        }
+    }
+    rows
+}
+
+/// The grid rows: every chunk's path beside the same array whole, from the same rounds:
+/// GB/s of both, the grid's over the whole array's, and the grid's ratio to memcpy.
+fn grid_table(size: &GridSize, rows: &[GridRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Every chunk of arrays of {} MiB in chunks of {} MiB (`encode_zarr_chunks`, \
+         `decode_zarr_chunks_into`), beside the same array whole (`encode_zarr_bytes_into`, \
+         `decode_zarr_bytes_into`), one thread, in the same rounds; GB/s of the array's bytes; \
+         the sink reads one byte of each chunk and drops it, the source lends each chunk from \
+         a `Vec` in grid order:",
+        size.bytes >> 20,
+        size.chunk_bytes >> 20
+    );
+    println!();
+    for r in rows {
+        println!("- {} {}: {}", r.layout, r.ty, r.shapes);
+    }
+    println!();
+    println!(
+        "| path | type | endian | layout | grid GB/s | whole GB/s | grid / whole | grid / memcpy |"
+    );
+    println!("|---|---|---|---|---:|---:|---:|---:|");
+    for (path, grid, whole) in [
+        ("encode_zarr_chunks", 2, 1),
+        ("decode_zarr_chunks_into", 4, 3),
+    ] {
+        for r in rows {
+            let (g, w, m) = (r.gbps[grid], r.gbps[whole], r.gbps[0]);
+            println!(
+                "| {path} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
+                r.ty,
+                r.endian,
+                r.layout,
+                rate(g),
+                rate(w),
+                g / w,
+                g / m
+            );
+        }
+    }
+}
+
 /// The paths of one table row of [`parallel_table`]: path, type, layout, the run.
 #[cfg(feature = "rayon")]
 type Path<'a> = (
@@ -748,12 +1032,66 @@ fn chunk_paths<T: Element + Send + Sync>(
     paths
 }
 
-/// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
-/// alternating in the same rounds as a memcpy into a preallocated buffer (on the calling
-/// thread), each timed run from cold caches, with the speedup and the pool's ratio to that
-/// memcpy.
+/// Encoding and decoding every chunk of a grid layout's array of `T` (big endian, see
+/// [`measure_grid`]), the one array shared by both paths; with the array's bytes.
 #[cfg(feature = "rayon")]
-fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
+fn grid_paths<T: Element + PartialEq>(
+    ty: &'static str,
+    layout: &'static str,
+    size: &GridSize,
+    value: fn(usize) -> T,
+) -> (usize, Vec<Path<'static>>) {
+    use std::sync::{Arc, Mutex};
+
+    let e = Endian::Big;
+    let gridded = Gridded::new(layout, size.bytes, size.chunk_bytes, size.planes, value);
+    let chunks = gridded.encode_chunks(e);
+    gridded.check(&chunks, e);
+    let bytes = gridded.array.len() * T::SIZE;
+    let gridded = Arc::new(Mutex::new(gridded));
+    let shared = Arc::clone(&gridded);
+    let paths: Vec<Path<'static>> = vec![
+        (
+            "encode_zarr_chunks",
+            ty,
+            layout,
+            Box::new(move || {
+                let g = shared.lock().unwrap();
+                drop(black_box(g.array.encode_zarr_chunks(
+                    &g.grid,
+                    T::zeroed(),
+                    e,
+                    touch,
+                )))
+            }),
+        ),
+        (
+            "decode_zarr_chunks_into",
+            ty,
+            layout,
+            Box::new(move || {
+                let mut g = gridded.lock().unwrap();
+                let Gridded { array, grid } = &mut *g;
+                let chunks = source(grid, black_box(&chunks));
+                drop(black_box(array.decode_zarr_chunks_into(
+                    grid,
+                    T::zeroed(),
+                    e,
+                    chunks,
+                )))
+            }),
+        ),
+    ];
+    (bytes, paths)
+}
+
+/// With the `rayon` feature: each large path on a one-thread pool and on the global pool,
+/// alternating in the same rounds as a memcpy of as many bytes into a preallocated buffer
+/// (on the calling thread), each timed run from cold caches, with the speedup and the
+/// pool's ratio to that memcpy. The paths of the main table unless `main` is false, then
+/// the grid paths of `grid` ([`grid_paths`]).
+#[cfg(feature = "rayon")]
+fn parallel_table(bytes: usize, runs: usize, cold: &Cold, main: bool, grid: &GridSize) {
     use ndarray::ArrayD;
 
     let one = rayon::ThreadPoolBuilder::new()
@@ -765,12 +1103,14 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
     let standard = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
     let big = standard.to_zarr_bytes(Endian::Big);
     let mut out = vec![0u8; big.len()];
-    let mut copy = vec![0u8; big.len()];
-    let mut memcpy = || {
-        copy.copy_from_slice(black_box(&big));
+    // The memcpy of each row copies as many bytes as its path converts.
+    let most = bytes.max(grid.bytes);
+    let (from, mut copy) = (vec![1u8; most], vec![2u8; most]);
+    let mut memcpy = |n: usize| {
+        copy[..n].copy_from_slice(black_box(&from[..n]));
         black_box(&mut copy);
     };
-    let paths: Vec<Path> = vec![
+    let mut paths: Vec<Path> = vec![
         (
             "to_zarr_bytes",
             "f64",
@@ -800,7 +1140,9 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             }),
         ),
     ];
-    // The paths of each type, built when their turn comes: the chunks' arrays are big.
+    // The paths of each type (or grid layout and type), with the bytes they convert, built
+    // when their turn comes: the chunks' arrays are big.
+    type Group<'g> = Box<dyn Fn() -> (usize, Vec<Path<'static>>) + 'g>;
     fn of<T: Element + Send + Sync>(
         ty: &'static str,
         bytes: usize,
@@ -810,26 +1152,50 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
         paths.extend(chunk_paths(ty, bytes, value));
         paths
     }
-    let groups: [&dyn Fn() -> Vec<Path<'static>>; 5] = [
-        &|| of("f64", bytes, |i| i as f64),
-        &|| of("f32", bytes, |i| i as f32 * 0.25 - 1e3),
-        &|| of("u16", bytes, |i| i as u16),
-        &|| of("u8", bytes, |i| (i % 251) as u8),
-        &|| of("bool", bytes, |i| i % 3 == 0),
+    let mut groups: Vec<Group<'_>> = vec![
+        Box::new(|| (bytes, of("f64", bytes, |i| i as f64))),
+        Box::new(|| (bytes, of("f32", bytes, |i| i as f32 * 0.25 - 1e3))),
+        Box::new(|| (bytes, of("u16", bytes, |i| i as u16))),
+        Box::new(|| (bytes, of("u8", bytes, |i| (i % 251) as u8))),
+        Box::new(|| (bytes, of("bool", bytes, |i| i % 3 == 0))),
     ];
+    if !main {
+        paths.clear();
+        groups.clear();
+    }
+    // The grid paths of each type and layout, one array at a time.
+    for &ty in &grid.types {
+        for &layout in &grid.layouts {
+            groups.push(match ty {
+                "f64" => {
+                    Box::new(move || grid_paths("f64", layout, grid, |i| i as f64 * 0.5 - 1e6))
+                }
+                "u16" => Box::new(move || grid_paths("u16", layout, grid, |i| i as u16)),
+                "u8" => Box::new(move || grid_paths("u8", layout, grid, |i| (i % 251) as u8)),
+                other => unreachable!("a type of GRID_TYPES, not {other}"),
+            });
+        }
+    }
+    if groups.is_empty() && paths.is_empty() {
+        return;
+    }
     println!();
     println!(
         "Parallel conversion (feature `rayon`), big endian, {} threads vs 1; ratio: the \
-         pool's GB/s over memcpy-prealloc's on one thread, in the same rounds:",
-        rayon::current_num_threads()
+         pool's GB/s over memcpy-prealloc's of as many bytes on one thread, in the same \
+         rounds; the grid paths convert every chunk of the grid table's arrays ({} MiB in \
+         chunks of {} MiB), each on one thread, the chunks spread over the pool:",
+        rayon::current_num_threads(),
+        grid.bytes >> 20,
+        grid.chunk_bytes >> 20
     );
     println!();
     println!("| path | type | layout | 1 thread GB/s | pool GB/s | speedup | pool ratio |");
     println!("|---|---|---|---:|---:|---:|---:|");
-    let mut row = |(path, ty, layout, mut run): Path| {
+    let mut row = |bytes: usize, (path, ty, layout, mut run): Path| {
         let (mut single, mut pool, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
-            baseline.push(cold.time(&mut memcpy));
+            baseline.push(cold.time(|| memcpy(bytes)));
             single.push(cold.time(|| one.install(&mut run)));
             pool.push(cold.time(&mut run));
         }
@@ -844,9 +1210,10 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold) {
             p / m
         );
     };
-    paths.into_iter().for_each(&mut row);
+    paths.into_iter().for_each(|path| row(bytes, path));
     for group in groups {
-        group().into_iter().for_each(&mut row);
+        let (bytes, paths) = group();
+        paths.into_iter().for_each(|path| row(bytes, path));
     }
 }
 
@@ -875,9 +1242,11 @@ fn main() -> ExitCode {
         options.planes,
         options.runs,
     );
-    println!();
 
     let runs = options.runs;
+    // Grid layouts only: the grid tables only.
+    let main = !options.layouts.is_empty();
+    let grid = &options.grid();
     let types = &options.types;
     let size = Size {
         bytes,
@@ -902,35 +1271,46 @@ fn main() -> ExitCode {
         }
         rows
     };
-    // The main table is single-threaded; the `rayon` feature adds a table of its own.
+    // The main and grid tables are single-threaded; the `rayon` feature adds a table of
+    // its own.
     #[cfg(feature = "rayon")]
-    let rows = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread pool")
-        .install(table);
+    fn one_thread<R: Send>(run: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool")
+            .install(run)
+    }
     #[cfg(not(feature = "rayon"))]
-    let rows = table();
+    fn one_thread<R>(run: impl FnOnce() -> R) -> R {
+        run()
+    }
 
     #[cfg(feature = "rayon")]
-    let parallel = || parallel_table(bytes, runs, &cold);
+    let parallel = || parallel_table(bytes, runs, &cold, main, grid);
     #[cfg(not(feature = "rayon"))]
     let parallel = || ();
-    println!("| path | type | endian | layout | GB/s | ratio | baseline |");
-    println!("|---|---|---|---|---:|---:|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            r.path,
-            r.ty,
-            r.endian,
-            r.layout,
-            rate(r.gbps),
-            rate(r.ratio),
-            r.baseline
-        );
+    if main {
+        let rows = one_thread(table);
+        println!();
+        println!("| path | type | endian | layout | GB/s | ratio | baseline |");
+        println!("|---|---|---|---|---:|---:|---|");
+        for r in &rows {
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                r.path,
+                r.ty,
+                r.endian,
+                r.layout,
+                rate(r.gbps),
+                rate(r.ratio),
+                r.baseline
+            );
+        }
+        chunk_table(&rows);
     }
-    chunk_table(&rows);
+    let rows = one_thread(|| grid_rows(grid, runs, &cold));
+    grid_table(grid, &rows);
     parallel();
     ExitCode::SUCCESS
 }

@@ -1,10 +1,13 @@
 //! The arrays the benchmarks and `perf_table` measure, shared so both measure alike: their
-//! shapes, the same logical values in each layout, and a sink for `write_zarr_bytes`.
+//! shapes, the same logical values in each layout, a sink for `write_zarr_bytes`, and the
+//! arrays cut in chunks of the grid rows with their sink and source.
 
 use std::hint::black_box;
 use std::io;
+use std::sync::Mutex;
 
-use ndarray::{s, Array2, Array3, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+use ndarray::{s, Array2, Array3, ArrayD, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+use zarr_bytes::{ChunkDecodeInto, ChunkEncode, ChunkGrid, Element, Endian, Error};
 
 /// A near-square shape of `n` elements whose column count is a power of two dividing `n`.
 pub fn shape2(n: usize) -> (usize, usize) {
@@ -180,4 +183,148 @@ impl io::Write for Sink {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// The grid layouts, each with the whole layout whose memory order its array has: an array
+/// cut in chunks by a [`ChunkGrid`] ([`Gridded`]), every chunk encoded with
+/// `encode_zarr_chunks` and decoded with `decode_zarr_chunks_into`, beside the same array
+/// whole.
+pub const GRIDS: [(&str, &str); 3] = [
+    ("fortran-grid", "fortran"),
+    ("3d-swapped-grid", "3d-swapped"),
+    ("standard-grid", "standard"),
+];
+
+/// The shapes of a grid layout's array and of its chunks, for `n` elements of which a chunk
+/// holds `c`: logical axes, C order, as Zarr stores them.
+///
+/// - 2-D (`fortran-grid`, `standard-grid`): the array a [`shape2`] of `n`, the chunk a
+///   [`shape2`] of `c` (512 × 512 for 2 MiB of `f64`, 1024 × 1024 of `u16`, 2048 × 1024
+///   of `u8`).
+/// - 3-D (`3d-swapped-grid`, a stack of `planes` planes): the array a [`shape3`] of `n`
+///   cut to a multiple of `planes`; the chunk whole planes when a plane fits in `c`
+///   elements (as many as fit, at most all), else a tile of one plane, a [`shape2`] of `c`.
+///
+/// Then the edges: along the last axis with more than one chunk, each of 4 elements or
+/// more, the array is cut a quarter chunk short when it holds a whole number of chunks, so
+/// that the last chunks along it are edge chunks, three quarters inside the array (the
+/// last column of chunks of the 2-D arrays and of every plane of the tiled stack). The
+/// array then holds a little less than `n` elements (248 MiB of 256 for the 2-D `f64`
+/// arrays, 240 for the stack).
+pub fn grid_shapes(three_d: bool, n: usize, c: usize, planes: usize) -> (Vec<usize>, Vec<usize>) {
+    let c = c.max(1);
+    let (mut shape, chunk) = if three_d {
+        let n = n - n % planes.max(1);
+        let (d0, d1, d2) = shape3(n, planes);
+        let plane = d1 * d2;
+        let chunk = if plane <= c {
+            vec![(c / plane.max(1)).clamp(1, d0.max(1)), d1, d2]
+        } else {
+            let (r, k) = shape2(c);
+            vec![1, r, k]
+        };
+        (vec![d0, d1, d2], chunk)
+    } else {
+        let (rows, cols) = shape2(n);
+        let (r, k) = shape2(c);
+        (vec![rows, cols], vec![r, k])
+    };
+    let several = |k: &usize| chunk[*k] >= 4 && shape[*k] > chunk[*k];
+    if let Some(k) = (0..shape.len()).rev().find(several) {
+        if shape[k] % chunk[k] == 0 {
+            shape[k] -= chunk[k] / 4;
+        }
+    }
+    (shape, chunk)
+}
+
+/// An array of a grid layout ([`GRIDS`]) and its chunk grid: the array in its logical axes,
+/// its memory in the layout's order (Fortran order, a stack stored (z, x, y), C order),
+/// element `i` of its C-order stream being `value(i)`.
+pub struct Gridded<T> {
+    pub array: ArrayD<T>,
+    pub grid: ChunkGrid,
+}
+
+impl<T: Element> Gridded<T> {
+    /// `layout`'s array of about `bytes` bytes in chunks of `chunk_bytes` bytes (shapes by
+    /// [`grid_shapes`]).
+    pub fn new(
+        layout: &str,
+        bytes: usize,
+        chunk_bytes: usize,
+        planes: usize,
+        value: fn(usize) -> T,
+    ) -> Gridded<T> {
+        let three_d = layout == "3d-swapped-grid";
+        let (shape, chunk) = grid_shapes(three_d, bytes / T::SIZE, chunk_bytes / T::SIZE, planes);
+        let array = match (layout, shape.as_slice()) {
+            ("fortran-grid", &[rows, cols]) => {
+                Array2::from_shape_fn((rows, cols).f(), |(i, j)| value(i * cols + j)).into_dyn()
+            }
+            ("standard-grid", &[rows, cols]) => {
+                Array2::from_shape_fn((rows, cols), |(i, j)| value(i * cols + j)).into_dyn()
+            }
+            ("3d-swapped-grid", &[d0, d1, d2]) => {
+                Array3::from_shape_fn((d0, d2, d1), |(a, k, j)| value((a * d1 + j) * d2 + k))
+                    .permuted_axes([0, 2, 1])
+                    .into_dyn()
+            }
+            _ => unreachable!("a layout of GRIDS"),
+        };
+        let grid = ChunkGrid::new(&shape, &chunk).expect("a grid of the array's rank");
+        Gridded { array, grid }
+    }
+
+    /// The encoded bytes of every chunk, in [`ChunkGrid::indices`] order (see
+    /// [`chunk_position`]), from `encode_zarr_chunks`; edge chunks padded with zeros.
+    pub fn encode_chunks(&self, endian: Endian) -> Vec<Vec<u8>> {
+        let slots = Mutex::new(vec![Vec::new(); self.grid.len()]);
+        self.array
+            .encode_zarr_chunks(&self.grid, T::zeroed(), endian, |index, bytes| {
+                slots.lock().unwrap()[chunk_position(&self.grid, index)] = bytes;
+                Ok::<(), Error>(())
+            })
+            .expect("every chunk encodes");
+        slots.into_inner().unwrap()
+    }
+
+    /// Panic unless decoding `chunks` (in `endian`) into a zeroed array gives back the
+    /// array: so that the grid rows convert the array they claim to.
+    pub fn check(&self, chunks: &[Vec<u8>], endian: Endian)
+    where
+        T: PartialEq,
+    {
+        let mut back = ArrayD::from_elem(self.array.shape(), T::zeroed());
+        back.decode_zarr_chunks_into(&self.grid, T::zeroed(), endian, source(&self.grid, chunks))
+            .expect("every chunk decodes");
+        // Compared with `==`, not `assert_eq!`, so that a failure does not print megabytes.
+        assert!(back == self.array, "the chunks do not decode to the array");
+    }
+}
+
+/// The position of chunk `index` in [`ChunkGrid::indices`] order: its C-order rank in the
+/// grid.
+pub fn chunk_position(grid: &ChunkGrid, index: &[usize]) -> usize {
+    index
+        .iter()
+        .zip(grid.grid_shape())
+        .fold(0, |at, (&i, &g)| at * g + i)
+}
+
+/// The sink of the encoding grid rows, what a user's sink does at the least: it keeps
+/// nothing, but reads the chunk's first byte, and the compiler must assume it reads every
+/// byte; the chunk is then dropped.
+pub fn touch(_index: &[usize], bytes: Vec<u8>) -> Result<(), Error> {
+    black_box(black_box(&bytes).first().copied());
+    Ok(())
+}
+
+/// The source of the decoding grid rows: each chunk's bytes out of `chunks`, stored in
+/// [`ChunkGrid::indices`] order (a `Vec` indexed by [`chunk_position`], no hash map).
+pub fn source<'c>(
+    grid: &'c ChunkGrid,
+    chunks: &'c [Vec<u8>],
+) -> impl Fn(&[usize]) -> Result<Option<&'c [u8]>, Error> + Sync + 'c {
+    move |index: &[usize]| Ok(Some(&chunks[chunk_position(grid, index)][..]))
 }
