@@ -162,7 +162,7 @@
 //! 4 MiB, `read_zarr_bytes` reads through at most 64 KiB. `encode_zarr_chunks` allocates
 //! each chunk's `Vec`, which it hands to the sink, and an edge chunk is padded in place;
 //! decoding an edge chunk whose part is not one run of its bytes gathers the part through a
-//! buffer of the part's size.
+//! buffer of at most 256 KiB (or of one index of its first axis, if that is more).
 //!
 //! # Cargo Features
 //!

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn, Slice};
 
 use crate::check::{checked_len, checked_size};
 use crate::traverse;
@@ -141,7 +141,7 @@ pub trait ChunkDecodeInto {
     /// corner: the padding of an edge chunk is neither read nor checked.
     ///
     /// An edge chunk whose corner is not one run of the bytes is gathered through a buffer
-    /// of the corner's size, then decoded as [`decode_zarr_bytes_into`](crate::BytesDecodeInto::decode_zarr_bytes_into)
+    /// of at most 256 KiB (or one index of its first axis, if more), then decoded as [`decode_zarr_bytes_into`](crate::BytesDecodeInto::decode_zarr_bytes_into)
     /// does; offsets in errors are the chunk's.
     ///
     /// # Errors
@@ -419,15 +419,34 @@ pub(crate) fn decode_corner<A: Element>(
         // One run: the corner's bytes lead the chunk's.
         return decode(part, &bytes[..run], endian);
     }
-    let corner: Vec<Range<usize>> = part.shape().iter().map(|&p| 0..p).collect();
-    let mut gathered = Vec::with_capacity(run * count);
-    region::runs(chunk, &corner, |_, offset, len| {
-        gathered.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
-    });
-    decode(part, &gathered, endian).map_err(|e| {
-        region::with_offset(e, |at| region::offset_in_chunk(chunk, &corner, A::SIZE, at))
-    })
+    // The runs of a slab of whole indices along the first axis at a time, gathered through
+    // a buffer small enough to stay in cache while it is decoded.
+    let first = part.shape()[0];
+    let per_index = run * (count / first);
+    let per_slab = (GATHER_BYTES / per_index).clamp(1, first);
+    let mut gathered = Vec::with_capacity(per_slab * per_index);
+    let mut part = part;
+    for start in (0..first).step_by(per_slab) {
+        let end = (start + per_slab).min(first);
+        let mut slab: Vec<Range<usize>> = part.shape().iter().map(|&p| 0..p).collect();
+        slab[0] = start..end;
+        gathered.clear();
+        region::runs(chunk, &slab, |_, offset, len| {
+            gathered.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
+        });
+        let rows = part
+            .view_mut()
+            .slice_axis_move(Axis(0), Slice::from(start..end));
+        decode(rows, &gathered, endian).map_err(|e| {
+            region::with_offset(e, |at| region::offset_in_chunk(chunk, &slab, A::SIZE, at))
+        })?;
+    }
+    Ok(())
 }
+
+/// Bytes of an edge chunk's part gathered at a time to be decoded, at most (unless one index
+/// of its first axis holds more).
+pub(crate) const GATHER_BYTES: usize = 256 * 1024;
 
 /// Fill `out` with copies of `pattern`, whose length divides `out`'s.
 pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {

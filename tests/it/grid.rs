@@ -510,3 +510,40 @@ fn empty_and_scalar_arrays() {
         .unwrap();
     assert_eq!(t[()], 9);
 }
+
+/// An edge chunk's part gathered in slabs: every slab decodes into place, and an invalid
+/// byte in a later slab is named at its offset in the chunk.
+#[test]
+fn edge_chunks_gathered_in_slabs() {
+    let chunk = [1000, 1000];
+    let mut bytes: Vec<u8> = (0..1_000_000)
+        .map(|i| ((i / 1000 + i % 1000) % 2) as u8)
+        .collect();
+    let mut part = Array2::<bool>::from_elem((1000, 500).f(), false);
+    part.decode_zarr_chunk_into(&bytes, &chunk, Endian::Little)
+        .unwrap();
+    assert!(part
+        .indexed_iter()
+        .all(|((i, j), &x)| x == ((i + j) % 2 == 1)));
+    let mut wide = ndarray::Array3::<u16>::zeros((3, 700, 90));
+    let words: Vec<u8> = (0..3 * 700 * 100u32)
+        .flat_map(|i| (i as u16).to_be_bytes())
+        .collect();
+    wide.decode_zarr_chunk_into(&words, &[3, 700, 100], Endian::Big)
+        .unwrap();
+    assert!(wide
+        .indexed_iter()
+        .all(|((i, j, k), &x)| x == ((i * 70_000 + j * 100 + k) as u16)));
+    bytes[900 * 1000 + 3] = 4;
+    let r = part.decode_zarr_chunk_into(&bytes, &chunk, Endian::Little);
+    assert!(
+        matches!(
+            r,
+            Err(Error::InvalidBool {
+                offset: 900_003,
+                value: 4
+            })
+        ),
+        "{r:?}"
+    );
+}
