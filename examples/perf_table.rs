@@ -48,7 +48,9 @@
 //! (z, x, y), the memory of `3d-swapped`) and `standard-grid` (C order), for `f64` and
 //! `u16` big endian and `u8` (those of `--types`). It times `encode_zarr_chunks` of every
 //! chunk and `decode_zarr_chunks_into` of every chunk beside `encode_zarr_bytes_into` and
-//! `decode_zarr_bytes_into` of the same array whole and `memcpy-prealloc` of its bytes, in
+//! `decode_zarr_bytes_into` of the same array whole and `memcpy-prealloc` of its bytes (and,
+//! for C order, `row-copy back (bound)`: each row of each chunk's part copied as bytes into
+//! its row of the array, the memory traffic of decoding the grid without the codec), in
 //! the same rounds, one layout and type at a time, each run from cold caches. The chunk
 //! shapes are square-ish in the array's logical axes (2-D: 512 × 512 for 2 MiB of `f64`;
 //! the stack: whole planes when a plane fits in a chunk, else a square-ish tile of one
@@ -686,8 +688,9 @@ struct GridRow {
     /// The array's, the chunks' and the grid's shapes, and where the edges are.
     shapes: String,
     /// GB/s of the array's bytes: `memcpy-prealloc`, then `encode_zarr_bytes_into`,
-    /// `encode_zarr_chunks`, `decode_zarr_bytes_into`, `decode_zarr_chunks_into`.
-    gbps: [f64; 5],
+    /// `encode_zarr_chunks`, `decode_zarr_bytes_into`, `decode_zarr_chunks_into`, and for
+    /// C order `row-copy back (bound)` (NaN for the other layouts).
+    gbps: [f64; 6],
 }
 
 /// A grid layout's array and its chunks, and the buffers of the same array whole.
@@ -742,7 +745,7 @@ fn describe<T: Element>(gridded: &Gridded<T>) -> String {
 
 /// Time the grid rows of one element type and grid layout, big endian: `memcpy-prealloc`,
 /// the array whole, and every chunk of it, round-robin, each timed run from cold caches.
-fn measure_grid<T: Element + PartialEq>(
+fn measure_grid<T: Element + PartialEq + bytemuck::Pod>(
     ty: &'static str,
     layout: &'static str,
     size: &GridSize,
@@ -764,7 +767,8 @@ fn measure_grid<T: Element + PartialEq>(
     let bytes = b.out.len();
     let shapes = describe(&b.gridded);
     type GridRun<T> = Box<dyn Fn(&mut GridBuffers<T>)>;
-    let cases: [GridRun<T>; 5] = [
+    let c_order = b.gridded.array.is_standard_layout();
+    let cases: [GridRun<T>; 6] = [
         Box::new(|b| {
             b.out.copy_from_slice(black_box(&b.encoded));
             black_box(&mut b.out);
@@ -794,6 +798,27 @@ fn measure_grid<T: Element + PartialEq>(
             black_box(array);
             result.unwrap();
         }),
+        // The memory traffic of decoding the chunks of a C-order array, without the codec:
+        // each row of each chunk's part copied as bytes into its row of the array.
+        Box::new(move |b| {
+            let Gridded { array, grid } = &mut b.gridded;
+            if !c_order {
+                return;
+            }
+            let (cols, width) = (array.shape()[1], grid.chunk_shape()[1]);
+            let memory = array.as_slice_mut().expect("C order");
+            let memory: &mut [u8] = bytemuck::cast_slice_mut(memory);
+            for (index, chunk) in grid.indices().zip(black_box(&b.chunks)) {
+                let region = grid.region(&index).expect("an index of the grid");
+                let n = region[1].len() * T::SIZE;
+                for (k, r) in region[0].clone().enumerate() {
+                    let at = (r * cols + region[1].start) * T::SIZE;
+                    let from = k * width * T::SIZE;
+                    memory[at..at + n].copy_from_slice(&chunk[from..from + n]);
+                }
+            }
+            black_box(memory);
+        }),
     ];
     // The untimed first round faults in every page and warms the allocator.
     for case in &cases {
@@ -805,16 +830,19 @@ fn measure_grid<T: Element + PartialEq>(
             times.push(cold.time(|| case(&mut b)));
         }
     }
-    let gbps: Vec<f64> = times
+    let mut gbps: Vec<f64> = times
         .into_iter()
         .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
         .collect();
+    if !c_order {
+        gbps[5] = f64::NAN;
+    }
     GridRow {
         ty,
         endian: if T::SIZE == 1 { "n/a" } else { e.as_str() },
         layout,
         shapes,
-        gbps: gbps.try_into().expect("five cases"),
+        gbps: gbps.try_into().expect("six cases"),
     }
 }
 
@@ -863,8 +891,9 @@ fn grid_table(size: &GridSize, rows: &[GridRow]) {
     for (path, grid, whole) in [
         ("encode_zarr_chunks", 2, 1),
         ("decode_zarr_chunks_into", 4, 3),
+        ("row-copy back (bound)", 5, 3),
     ] {
-        for r in rows {
+        for r in rows.iter().filter(|r| !r.gbps[grid].is_nan()) {
             let (g, w, m) = (r.gbps[grid], r.gbps[whole], r.gbps[0]);
             println!(
                 "| {path} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
