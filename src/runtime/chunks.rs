@@ -4,12 +4,16 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayView1, ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
+use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
-use crate::check::{checked_len, checked_size};
-use crate::typed::chunk::{check_part, chunk_len, decode_corner, encode_padded, in_chunk};
+use crate::check::checked_size;
+use crate::typed::chunk::{
+    check_part, chunk_len, decode_grid, decode_part, encode_grid, encode_part, in_chunk,
+};
 use crate::typed::region::{self, decode_region_dyn};
-use crate::{ChunkGrid, DataType, DynArray, Element, Endian, Error};
+use crate::{ChunkGrid, DynArray, Element, Endian, Error};
+
+pub(crate) use crate::typed::chunk::Kind;
 
 /// The slices of `region` along the axes it names, the whole of any axis after them (the
 /// bytes of a raw element).
@@ -18,21 +22,6 @@ pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Sli
         Some(r) => Slice::from(r.clone()),
         None => Slice::from(..),
     }
-}
-
-/// What sets the elements of a variant apart from plain elements.
-pub(crate) enum Kind<A> {
-    /// One element of the array is one of the data type.
-    Plain,
-    /// Sub-byte integers: the bits kept, the value of the low bits of a byte, and the value
-    /// of an element that does not fit them.
-    Narrow {
-        bits: u32,
-        widen: fn(A) -> A,
-        misfit: fn(A) -> Option<i64>,
-    },
-    /// Raw elements: bytes, the array's last axis each element's.
-    Records,
 }
 
 /// Work on the elements of a [`DynArray`] whose variant holds an array of an [`Element`]
@@ -72,77 +61,11 @@ fn logical<'s, A>(kind: &Kind<A>, shape: &'s [usize]) -> &'s [usize] {
     }
 }
 
-/// Encode `part`, of checked shape, padded to `chunk` with `fill` into `out`; sub-byte
-/// integers must fit their bits, and keep only those.
-fn encode_part<A: Element>(
-    part: ArrayViewD<'_, A>,
-    kind: &Kind<A>,
-    data_type: &DataType,
-    chunk: &[usize],
-    fill: &[u8],
-    endian: Endian,
-    out: &mut [u8],
-) -> Result<(), Error> {
-    if let Kind::Narrow { misfit, .. } = kind {
-        if let Some((index, value)) = part
-            .iter()
-            .enumerate()
-            .find_map(|(i, &x)| Some((i, misfit(x)?)))
-        {
-            return Err(Error::OutOfRange {
-                data_type: data_type.clone(),
-                index,
-                value,
-            });
-        }
-    }
-    encode_padded(part, chunk, fill, endian, out);
-    if let Kind::Narrow { bits, .. } = kind {
-        let used = 0xff >> (8 - bits);
-        out.iter_mut().for_each(|b| *b &= used);
-    }
-    Ok(())
-}
-
-/// Decode the corner `part` of a chunk from its `bytes` (both checked); sub-byte integers
-/// take the value of their low bits.
-fn decode_part<A: Element>(
-    mut part: ArrayViewMutD<'_, A>,
-    kind: &Kind<A>,
-    chunk: &[usize],
-    bytes: &[u8],
-    endian: Endian,
-) -> Result<(), Error> {
-    decode_corner(part.view_mut(), chunk, bytes, endian)?;
-    if let Kind::Narrow { widen, .. } = kind {
-        part.mapv_inplace(widen);
-    }
-    Ok(())
-}
-
-/// Fill `part` with the element whose bytes are `fill`: a raw element's bytes along the
-/// last axis.
-fn fill_part<A: Element>(
-    mut part: ArrayViewMutD<'_, A>,
-    kind: &Kind<A>,
-    fill: &[u8],
-    endian: Endian,
-) {
-    let mut x = vec![A::zeroed(); fill.len() / A::SIZE];
-    A::read(fill, endian, &mut x);
-    match kind {
-        Kind::Records => part.assign(&ArrayView1::from(&x)),
-        Kind::Narrow { widen, .. } => part.fill(widen(x[0])),
-        Kind::Plain => part.fill(x[0]),
-    }
-}
-
 /// One chunk from its region of an array.
 struct EncodeChunk<'r> {
     region: &'r [Range<usize>],
     chunk: &'r [usize],
     fill: &'r [u8],
-    data_type: &'r DataType,
     endian: Endian,
 }
 
@@ -154,15 +77,7 @@ impl<'a> Elements<'a> for EncodeChunk<'_> {
         let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
         let part = a.slice_each_axis(slicer(&region));
         let mut out = vec![0u8; chunk_len(part.shape(), &chunk, A::SIZE)?];
-        encode_part(
-            part,
-            &kind,
-            self.data_type,
-            &chunk,
-            self.fill,
-            self.endian,
-            &mut out,
-        )?;
+        encode_part(part, &kind, &chunk, self.fill, self.endian, &mut out)?;
         Ok(out)
     }
 }
@@ -200,7 +115,6 @@ fn grid_of<A>(kind: &Kind<A>, grid: &ChunkGrid, shape: &[usize]) -> Result<Chunk
 struct EncodeChunks<'r, F> {
     grid: &'r ChunkGrid,
     fill: &'r [u8],
-    data_type: &'r DataType,
     endian: Endian,
     sink: F,
 }
@@ -214,23 +128,7 @@ where
 
     fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
         let grid = grid_of(&kind, self.grid, a.shape())?;
-        let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
-        let rank = self.grid.array_shape().len();
-        grid.each(a, &|index, part: ArrayViewD<'_, A>| {
-            let index = &index[..rank];
-            let mut out = vec![0u8; len];
-            encode_part(
-                part,
-                &kind,
-                self.data_type,
-                grid.chunk_shape(),
-                self.fill,
-                self.endian,
-                &mut out,
-            )
-            .map_err(|e| in_chunk(index, e))?;
-            (self.sink)(index, out)
-        })
+        encode_grid(a, &grid, &kind, self.fill, self.endian, &self.sink)
     }
 }
 
@@ -252,24 +150,10 @@ where
 
     fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
         let grid = grid_of(&kind, self.grid, a.shape())?;
-        checked_len(grid.chunk_shape(), A::SIZE)?;
-        let rank = self.grid.array_shape().len();
-        let chunk = grid.chunk_shape();
-        grid.each(a, &|index, part: ArrayViewMutD<'_, A>| {
-            let index = &index[..rank];
-            match (self.source)(index)? {
-                Some(bytes) => {
-                    let bytes = bytes.as_ref();
-                    checked_size(chunk, A::SIZE, bytes)
-                        .and_then(|_| decode_part(part, &kind, chunk, bytes, self.endian))
-                        .map_err(|e| in_chunk(index, e).into())
-                }
-                None => {
-                    fill_part(part, &kind, self.fill, self.endian);
-                    Ok(())
-                }
-            }
-        })
+        // The fill value as elements: one, or a raw element's bytes.
+        let mut fill = vec![A::zeroed(); self.fill.len() / A::SIZE];
+        A::read(self.fill, self.endian, &mut fill);
+        decode_grid(a, &grid, &kind, &fill, self.endian, &self.source)
     }
 }
 
@@ -282,13 +166,11 @@ pub(crate) fn encode_chunk(
     fill: &DynArray,
     endian: Endian,
 ) -> Result<Vec<u8>, Error> {
-    let data_type = array.data_type();
     let fill_bytes = fill.encode(endian)?;
     let visitor = EncodeChunk {
         region,
         chunk,
         fill: &fill_bytes,
-        data_type: &data_type,
         endian,
     };
     match array.elements(visitor) {
@@ -345,12 +227,10 @@ where
     E: From<Error> + Send,
     F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
 {
-    let data_type = array.data_type();
     let fill_bytes = fill.encode(endian)?;
     let visitor = EncodeChunks {
         grid,
         fill: &fill_bytes,
-        data_type: &data_type,
         endian,
         sink,
     };

@@ -76,14 +76,15 @@ macro_rules! real_values {
 
 /// What sets a variant's elements apart, for the chunk code.
 macro_rules! kind {
-    ($t:ty; $bits:literal bits) => {
+    ($variant:ident, $t:ty; $bits:literal bits) => {
         Kind::Narrow {
+            data_type: DataType::$variant,
             bits: $bits,
             widen: |x: $t| Narrow::widen(x, $bits),
             misfit: |x: $t| (Narrow::widen(x, $bits) != x).then(|| x.into()),
         }
     };
-    ($t:ty) => {
+    ($variant:ident, $t:ty) => {
         Kind::Plain
     };
 }
@@ -435,7 +436,7 @@ macro_rules! dyn_array {
             /// for text and structs.
             pub(crate) fn elements<'a, V: Elements<'a>>(&'a self, v: V) -> Result<V::Out, V> {
                 Ok(match self {
-                    $(DynArray::$variant(a) => v.visit(a.view(), kind!($($element)*)),)*
+                    $(DynArray::$variant(a) => v.visit(a.view(), kind!($variant, $($element)*)),)*
                     DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view(), Kind::Records),
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
                         v.visit(values.view(), Kind::Plain)
@@ -449,7 +450,7 @@ macro_rules! dyn_array {
             /// [`elements`](Self::elements), mutable.
             pub(crate) fn elements_mut<'a, V: ElementsMut<'a>>(&'a mut self, v: V) -> Result<V::Out, V> {
                 Ok(match self {
-                    $(DynArray::$variant(a) => v.visit(a.view_mut(), kind!($($element)*)),)*
+                    $(DynArray::$variant(a) => v.visit(a.view_mut(), kind!($variant, $($element)*)),)*
                     DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view_mut(), Kind::Records),
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
                         v.visit(values.view_mut(), Kind::Plain)

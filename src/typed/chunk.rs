@@ -3,14 +3,16 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn, Slice};
+use ndarray::{
+    ArrayBase, ArrayView, ArrayView1, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn, Slice,
+};
 
 use crate::check::{checked_len, checked_size};
 use crate::traverse;
 use crate::typed::decode::decode;
 use crate::typed::encode::encode;
 use crate::typed::region;
-use crate::{ChunkGrid, Element, Endian, Error};
+use crate::{ChunkGrid, DataType, Element, Endian, Error};
 
 /// Encode the chunks of a Zarr chunk grid: one chunk from the part of it inside the array,
 /// or every chunk of an array.
@@ -293,25 +295,155 @@ where
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
         grid.check_array(self.shape())?;
-        checked_len(grid.chunk_shape(), A::SIZE)?;
-        let chunk_shape = grid.chunk_shape();
-        grid.each(self.view_mut().into_dyn(), &|index,
-                                                mut part: ArrayViewMut<
-            '_,
-            A,
-            IxDyn,
-        >| match source(index)? {
+        decode_grid(
+            self.view_mut().into_dyn(),
+            grid,
+            &Kind::Plain,
+            &[fill],
+            endian,
+            &source,
+        )
+    }
+}
+
+/// What sets the elements of an array apart from plain elements, for the chunk code: the
+/// arrays of [`DynArray`](crate::DynArray) variants that hold more than an element each.
+pub(crate) enum Kind<A> {
+    /// One element of the array is one of the data type.
+    Plain,
+    /// Sub-byte integers: the data type, the bits kept, the value of the low bits of a
+    /// byte, and the value of an element that does not fit them.
+    Narrow {
+        data_type: DataType,
+        bits: u32,
+        widen: fn(A) -> A,
+        misfit: fn(A) -> Option<i64>,
+    },
+    /// Raw elements: bytes, the array's last axis each element's, always whole.
+    Records,
+}
+
+/// Encode `part`, of checked shape, padded to `chunk` with `fill` into `out`; sub-byte
+/// integers must fit their bits, and keep only those.
+pub(crate) fn encode_part<A: Element>(
+    part: ArrayView<'_, A, IxDyn>,
+    kind: &Kind<A>,
+    chunk: &[usize],
+    fill: &[u8],
+    endian: Endian,
+    out: &mut [u8],
+) -> Result<(), Error> {
+    if let Kind::Narrow {
+        data_type, misfit, ..
+    } = kind
+    {
+        let mut misfits = part.iter().enumerate();
+        if let Some((index, value)) = misfits.find_map(|(i, &x)| Some((i, misfit(x)?))) {
+            return Err(Error::OutOfRange {
+                data_type: data_type.clone(),
+                index,
+                value,
+            });
+        }
+    }
+    encode_padded(part, chunk, fill, endian, out);
+    if let Kind::Narrow { bits, .. } = kind {
+        let used = 0xff >> (8 - bits);
+        out.iter_mut().for_each(|b| *b &= used);
+    }
+    Ok(())
+}
+
+/// Decode the corner `part` of a chunk from its `bytes` (both checked); sub-byte integers
+/// take the value of their low bits.
+pub(crate) fn decode_part<A: Element>(
+    mut part: ArrayViewMut<'_, A, IxDyn>,
+    kind: &Kind<A>,
+    chunk: &[usize],
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    decode_corner(part.view_mut(), chunk, bytes, endian)?;
+    if let Kind::Narrow { widen, .. } = kind {
+        part.mapv_inplace(widen);
+    }
+    Ok(())
+}
+
+/// Every chunk of `grid` (whose array shape is `array`'s, raw elements' byte axis
+/// included) encoded and handed to `sink` with its index (without that axis); edge chunks
+/// padded with `fill`, one element's bytes.
+pub(crate) fn encode_grid<A, E, F>(
+    array: ArrayView<'_, A, IxDyn>,
+    grid: &ChunkGrid,
+    kind: &Kind<A>,
+    fill: &[u8],
+    endian: Endian,
+    sink: &F,
+) -> Result<(), E>
+where
+    A: Element,
+    E: From<Error> + Send,
+    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+{
+    let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
+    let rank = logical_rank(kind, grid);
+    grid.each(array, &|index, part: ArrayView<'_, A, IxDyn>| {
+        let index = &index[..rank];
+        let mut out = vec![0u8; len];
+        encode_part(part, kind, grid.chunk_shape(), fill, endian, &mut out)
+            .map_err(|e| in_chunk(index, e))?;
+        sink(index, out)
+    })
+}
+
+/// Every chunk of `grid` (as [`encode_grid`]'s) asked of `source` and decoded into its
+/// region of `array`; the region of a missing chunk holds `fill`: one element, or a raw
+/// element's bytes.
+pub(crate) fn decode_grid<A, E, F, B>(
+    array: ArrayViewMut<'_, A, IxDyn>,
+    grid: &ChunkGrid,
+    kind: &Kind<A>,
+    fill: &[A],
+    endian: Endian,
+    source: &F,
+) -> Result<(), E>
+where
+    A: Element,
+    E: From<Error> + Send,
+    B: AsRef<[u8]>,
+    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+{
+    checked_len(grid.chunk_shape(), A::SIZE)?;
+    let rank = logical_rank(kind, grid);
+    let chunk = grid.chunk_shape();
+    grid.each(array, &|index, mut part: ArrayViewMut<'_, A, IxDyn>| {
+        let index = &index[..rank];
+        match source(index)? {
             Some(bytes) => {
                 let bytes = bytes.as_ref();
-                checked_size(chunk_shape, A::SIZE, bytes)
-                    .and_then(|_| decode_corner(part, chunk_shape, bytes, endian))
+                checked_size(chunk, A::SIZE, bytes)
+                    .and_then(|_| decode_part(part, kind, chunk, bytes, endian))
                     .map_err(|e| in_chunk(index, e).into())
             }
             None => {
-                part.fill(fill);
+                match kind {
+                    Kind::Records => part.assign(&ArrayView1::from(fill)),
+                    Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
+                    Kind::Plain => part.fill(fill[0]),
+                }
                 Ok(())
             }
-        })
+        }
+    })
+}
+
+/// The rank of a chunk's index in `grid`: without the axis of raw elements' bytes.
+fn logical_rank<A>(kind: &Kind<A>, grid: &ChunkGrid) -> usize {
+    let rank = grid.array_shape().len();
+    match kind {
+        Kind::Records => rank - 1,
+        _ => rank,
     }
 }
 
