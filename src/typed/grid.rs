@@ -151,7 +151,10 @@ impl ChunkGrid {
         (0..index.len())
             .map(|k| {
                 let start = index[k] * self.chunk_shape[k];
-                start..(start + self.chunk_shape[k]).min(self.array_shape[k])
+                start
+                    ..start
+                        .saturating_add(self.chunk_shape[k])
+                        .min(self.array_shape[k])
             })
             .collect()
     }

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayView, CowArray};
+use ndarray::{ArrayView, CowArray, Dimension};
 use zarr_bytes::{
     decode_region, region_byte_ranges, BytesCodec, BytesDecode, BytesView, DataType, DynArray,
     Endian,
@@ -298,4 +298,90 @@ pub fn region(data: &[u8]) -> bool {
     }
     let _ = CowArray::<bool, _>::view_zarr_bytes(bytes, ndarray::IxDyn(&shape), endian);
     decoded
+}
+
+/// A chunk grid of an arbitrary array and chunk shape, one of its chunks' regions, the
+/// chunks a region touches, and — for arrays small enough to hold — every chunk encoded,
+/// one chunk from arbitrary bytes, and every chunk decoded from them: `Ok`s are checked
+/// against the grid's own arithmetic and a round trip. Returns whether chunks moved.
+pub fn grid(data: &[u8]) -> bool {
+    use zarr_bytes::{ChunkDecodeInto, ChunkEncode, ChunkGrid, Error};
+    let mut input = Input(data);
+    let ndim = input.byte() % 4;
+    let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let chunk: Vec<usize> = (0..ndim + u8::from(input.byte() % 8 == 0))
+        .map(|_| input.len())
+        .collect();
+    let index: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let region: Vec<Range<usize>> = (0..ndim)
+        .map(|_| {
+            let (a, b) = (input.len(), input.len());
+            a..b
+        })
+        .collect();
+    let endian = input.endian();
+    let Ok(grid) = ChunkGrid::new(&shape, &chunk) else {
+        return false;
+    };
+    if let Ok(r) = grid.region(&index) {
+        assert!(r
+            .iter()
+            .zip(&shape)
+            .all(|(r, &n)| r.start < r.end && r.end <= n));
+    }
+    if let Ok(touched) = grid.chunks_in(&region) {
+        for i in touched.take(64) {
+            let r = grid.region(&i).expect("a chunk of the grid");
+            assert!(r
+                .iter()
+                .zip(&region)
+                .all(|(c, q)| c.start < q.end && q.start < c.end));
+        }
+    }
+    // The product of the non-zero lengths, as ndarray checks a shape.
+    let count = |s: &[usize]| {
+        s.iter()
+            .filter(|&&n| n != 0)
+            .try_fold(1usize, |n, &k| n.checked_mul(k))
+    };
+    let (elements, chunk_elements) = (count(&shape), count(&chunk));
+    // Each chunk is allocated whole, as a caller asked: keep them small here.
+    let small = |n: Option<usize>| n.is_some_and(|n| n <= 4096);
+    if !small(elements) || !small(chunk_elements) || grid.len() > 4096 {
+        return false;
+    }
+    let a = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |i| {
+        i.as_array_view()
+            .iter()
+            .fold(7u16, |h, &k| h.wrapping_mul(31) ^ k as u16)
+    });
+    let chunks = std::sync::Mutex::new(Vec::new());
+    let encoded = a.encode_zarr_chunks(&grid, 0xabcd, endian, |i, bytes| {
+        chunks.lock().unwrap().push((i.to_vec(), bytes));
+        Ok::<(), Error>(())
+    });
+    encoded.expect("an array and chunks this small encode");
+    let mut chunks = chunks.into_inner().unwrap();
+    assert_eq!(chunks.len(), grid.len());
+    chunks.sort();
+    let mut back = ndarray::ArrayD::<u16>::zeros(ndarray::IxDyn(&shape));
+    back.decode_zarr_chunks_into(&grid, 0, endian, |i| {
+        let at = chunks
+            .binary_search_by(|(k, _)| k.as_slice().cmp(i))
+            .expect("each chunk");
+        Ok::<_, Error>(Some(&chunks[at].1[..]))
+    })
+    .expect("the chunks decode");
+    assert_eq!(back, a);
+    // Arbitrary bytes into one chunk's part, and as every chunk of bools.
+    let bytes = input.payload(&chunk, 2);
+    if let Ok(r) = grid.region(&index) {
+        let mut part =
+            back.slice_each_axis_mut(|ax| ndarray::Slice::from(r[ax.axis.index()].clone()));
+        let _ = part.decode_zarr_chunk_into(&bytes, &chunk, endian);
+    }
+    let mut flags = ndarray::ArrayD::<bool>::from_elem(ndarray::IxDyn(&shape), false);
+    let _ =
+        flags.decode_zarr_chunks_into(&grid, true, endian, |_| Ok::<_, Error>(Some(&bytes[..])));
+    true
 }

@@ -148,3 +148,12 @@ fn regions_and_views_never_panic() {
         .count();
     assert!(ok * 50 > cases(), "{ok} of {} decoded a region", cases());
 }
+
+#[test]
+fn grids_never_panic() {
+    let mut rng = SplitMix(5);
+    let ok = (0..cases())
+        .filter(|_| crate::hostile::grid(&rng.bytes(300)))
+        .count();
+    assert!(ok * 50 > cases(), "{ok} of {} moved chunks", cases());
+}
