@@ -234,6 +234,10 @@ fn grid_shapes_regions_and_chunks_in_a_region() {
     assert_eq!((empty.len(), empty.is_empty()), (0, true));
     assert_eq!(empty.grid_shape(), &[2, 0]);
     assert_eq!(empty.indices().count(), 0);
+    // A last chunk whose extent would reach past usize::MAX ends at the array's edge.
+    let half = usize::MAX / 2 + 1;
+    let far = ChunkGrid::new(&[usize::MAX], &[half]).unwrap();
+    assert_eq!(far.region(&[1]).unwrap(), [half..usize::MAX]);
     let big = ChunkGrid::new(&[3, 2], &[10, 10]).unwrap();
     assert_eq!(big.grid_shape(), &[1, 1]);
     assert_eq!(big.region(&[0, 0]).unwrap(), [0..3, 0..2]);
