@@ -580,8 +580,12 @@ pub(crate) fn decode_corner<A: Element>(
 /// of its first axis holds more).
 pub(crate) const GATHER_BYTES: usize = 256 * 1024;
 
-/// Fill `out` with copies of `pattern`, whose length divides `out`'s.
+/// Fill `out` with copies of `pattern`, whose length divides `out`'s; an empty pattern
+/// fills nothing.
 pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {
+    if pattern.is_empty() {
+        return;
+    }
     if let [first, rest @ ..] = pattern {
         if rest.iter().all(|b| b == first) {
             return out.fill(*first);
