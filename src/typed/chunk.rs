@@ -202,15 +202,8 @@ where
         fill: A,
         endian: Endian,
     ) -> Result<Vec<u8>, Error> {
-        let len = chunk_len(self.shape(), chunk_shape, A::SIZE)?;
-        let mut out = vec![0u8; len];
-        encode_padded(
-            self.view().into_dyn(),
-            chunk_shape,
-            &fill_bytes(fill, endian),
-            endian,
-            &mut out,
-        );
+        let mut out = vec![0u8; chunk_len(self.shape(), chunk_shape, A::SIZE)?];
+        self.encode_zarr_chunk_into(&mut out, chunk_shape, fill, endian)?;
         Ok(out)
     }
 
@@ -250,15 +243,14 @@ where
         F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
     {
         grid.check_array(self.shape())?;
-        let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
         let fill = fill_bytes(fill, endian);
-        grid.each(
+        encode_grid(
             self.view().into_dyn(),
-            &|index, part: ArrayView<'_, A, IxDyn>| {
-                let mut out = vec![0u8; len];
-                encode_padded(part, grid.chunk_shape(), &fill, endian, &mut out);
-                sink(index, out)
-            },
+            grid,
+            &Kind::Plain,
+            &fill,
+            endian,
+            &sink,
         )
     }
 }
@@ -583,13 +575,11 @@ pub(crate) const GATHER_BYTES: usize = 256 * 1024;
 /// Fill `out` with copies of `pattern`, whose length divides `out`'s; an empty pattern
 /// fills nothing.
 pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {
-    if pattern.is_empty() {
+    let Some(&first) = pattern.first() else {
         return;
-    }
-    if let [first, rest @ ..] = pattern {
-        if rest.iter().all(|b| b == first) {
-            return out.fill(*first);
-        }
+    };
+    if pattern.iter().all(|&b| b == first) {
+        return out.fill(first);
     }
     let Some(head) = out.get_mut(..pattern.len()) else {
         return;
