@@ -63,9 +63,10 @@ pub enum Error {
         /// The element's alignment in bytes.
         align: usize,
     },
-    /// A region or shape with another number of axes than the chunk.
+    /// A region, shape or grid with another number of axes than the chunk, array or array
+    /// type it is for.
     RankMismatch {
-        /// Axes of the chunk.
+        /// Axes expected: the chunk's, the array's, or the array type's.
         expected: usize,
         /// Axes given.
         actual: usize,
@@ -352,7 +353,7 @@ impl fmt::Display for Error {
                 "bytes misaligned by {offset} bytes for {align}-byte elements: they cannot be viewed"
             ),
             Error::RankMismatch { expected, actual } => {
-                write!(f, "rank mismatch: the chunk has {expected} axes, got {actual}")
+                write!(f, "rank mismatch: expected {expected} axes, got {actual}")
             }
             Error::RegionOutOfBounds { axis, end, len } => write!(
                 f,

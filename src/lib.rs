@@ -110,7 +110,7 @@
 //! | [`Io`](Error::Io) | I/O error | the reader or writer failed: see [`source()`](std::error::Error::source) |
 //! | [`NeedsConversion`](Error::NeedsConversion) | big-endian float64 bytes need conversion on this little-endian machine: they cannot be viewed | view as a `CowArray`, or decode |
 //! | [`Misaligned`](Error::Misaligned) | bytes misaligned by 1 bytes for 8-byte elements: they cannot be viewed | view as a `CowArray`, or use an aligned buffer |
-//! | [`RankMismatch`](Error::RankMismatch) | rank mismatch: the chunk has 2 axes, got 1 | one range per axis |
+//! | [`RankMismatch`](Error::RankMismatch) | rank mismatch: expected 2 axes, got 1 | one range per axis; a grid, chunk or array type of the array's rank |
 //! | [`RegionOutOfBounds`](Error::RegionOutOfBounds) | region out of bounds: axis 1 ends at 6, past its length 5 | clamp the range to the chunk |
 //! | [`ReversedRange`](Error::ReversedRange) | reversed region range on axis 0: start 3 is after end 1 | fix the range |
 //! | [`RegionShapeMismatch`](Error::RegionShapeMismatch) | array shape [1, 2] is not the region's shape [1, 1] | pass an array of the region's shape |
@@ -203,10 +203,10 @@ pub use element::Element;
 pub use endian::Endian;
 pub use error::{Error, IoError, MetadataError};
 pub use metadata::{BytesCodec, DataType, ScaleFactor, StructField, StructType, TimeUnit};
-pub use runtime::{DynArray, FixedLength, RawArray, StructArray};
+pub use runtime::{DynArray, DynArrayView, DynArrayViewMut, FixedLength, RawArray, StructArray};
 pub use typed::{
     decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
-    BytesEncode, BytesView, BytesViewMut, ChunkDecodeInto, ChunkEncode, ChunkGrid,
+    BytesEncode, BytesView, BytesViewMut, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid,
 };
 
 /// Values that are not valid cannot be built: each of these fails to compile.

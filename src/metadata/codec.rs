@@ -10,7 +10,11 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::runtime::chunks;
-use crate::{BytesDecode, ChunkGrid, DataType, DynArray, Element, Endian, Error, MetadataError};
+use crate::typed::chunk::{Owned, Sparse};
+use crate::{
+    BytesDecode, ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Element, Endian,
+    Error, MetadataError,
+};
 
 /// The `bytes` codec as `zarr.json` describes it.
 ///
@@ -142,17 +146,21 @@ impl BytesCodec {
         DynArray::decode(bytes, data_type, shape, self.order_of(data_type))
     }
 
-    /// Encode an array whose data type is known only at run time, in any layout.
+    /// Encode an array whose data type is known only at run time, in any layout: a
+    /// `&DynArray` or a [`DynArrayView`] of one (a region, its axes permuted), read in place
+    /// (text, byte strings and structs of a view that is not the whole array in order are
+    /// copied first).
     ///
     /// # Errors
     ///
     /// As [`validate`](Self::validate) for the array's data type, [`Error::ShapeOverflow`]
     /// for an array larger than `isize::MAX` bytes, and [`Error::OutOfRange`] for a
     /// sub-byte integer that does not fit its bits.
-    pub fn encode_dyn(&self, array: &DynArray) -> Result<Vec<u8>, Error> {
+    pub fn encode_dyn<'a>(&self, array: impl Into<DynArrayView<'a>>) -> Result<Vec<u8>, Error> {
+        let array = array.into();
         let data_type = array.data_type();
         self.validate(&data_type)?;
-        array.encode(self.order_of(&data_type))
+        chunks::encode(&array, self.order_of(&data_type))
     }
 
     /// The array of `data_type` and `shape` a missing chunk reads as: [`DynArray::full`],
@@ -223,15 +231,16 @@ impl BytesCodec {
     ///
     /// [`ChunkGrid::region`]: crate::ChunkGrid::region
     /// [`ChunkEncode::encode_zarr_chunk`]: crate::ChunkEncode::encode_zarr_chunk
-    pub fn encode_chunk_dyn(
+    pub fn encode_chunk_dyn<'a>(
         &self,
-        array: &DynArray,
+        array: impl Into<DynArrayView<'a>>,
         region: &[Range<usize>],
         chunk_shape: &[usize],
         fill_value: &serde_json::Value,
     ) -> Result<Vec<u8>, Error> {
+        let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
-        chunks::encode_chunk(array, region, chunk_shape, &fill, endian)
+        chunks::encode_chunk(&array, region, chunk_shape, &fill, endian)
     }
 
     /// Decode a whole chunk of `chunk_shape` into its part inside `array`, `region`:
@@ -246,16 +255,18 @@ impl BytesCodec {
     /// finds.
     ///
     /// [`ChunkDecodeInto::decode_zarr_chunk_into`]: crate::ChunkDecodeInto::decode_zarr_chunk_into
-    pub fn decode_chunk_into_dyn(
+    pub fn decode_chunk_into_dyn<'a>(
         &self,
-        array: &mut DynArray,
+        array: impl Into<DynArrayViewMut<'a>>,
         region: &[Range<usize>],
         bytes: &[u8],
         chunk_shape: &[usize],
     ) -> Result<(), Error> {
+        let mut array = array.into();
         let data_type = array.data_type();
         self.validate(&data_type)?;
-        chunks::decode_chunk_into(array, region, chunk_shape, bytes, self.order_of(&data_type))
+        let endian = self.order_of(&data_type);
+        chunks::decode_chunk_into(&mut array, region, chunk_shape, bytes, endian)
     }
 
     /// Encode every chunk of `grid`, whose array shape is `array`'s, and hand each to `sink`
@@ -291,9 +302,9 @@ impl BytesCodec {
     /// ```
     ///
     /// [`ChunkEncode::encode_zarr_chunks`]: crate::ChunkEncode::encode_zarr_chunks
-    pub fn encode_chunks_dyn<E, F>(
+    pub fn encode_chunks_dyn<'a, E, F>(
         &self,
-        array: &DynArray,
+        array: impl Into<DynArrayView<'a>>,
         grid: &ChunkGrid,
         fill_value: &serde_json::Value,
         sink: F,
@@ -302,8 +313,146 @@ impl BytesCodec {
         E: From<Error> + Send,
         F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
     {
+        let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
-        chunks::encode_chunks(array, grid, &fill, endian, sink)
+        chunks::encode_chunks(&array, grid, &fill, endian, &Owned(sink))
+    }
+
+    /// Whether every element of `array` is `fill_value`, the value of `zarr.json`'s
+    /// `fill_value`, bit for bit: [`ChunkEncode::is_zarr_fill`] for a data type known only at
+    /// run time. Strings and byte strings compare their values without the zeros that pad
+    /// them (their bytes), structs each field by its own rule.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`full_dyn`](Self::full_dyn) for the array's data
+    /// type and `fill_value`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// let a = DynArray::from(array![[0.0f32, 0.0], [-0.0, 0.0]].into_dyn());
+    /// assert!(!codec.is_fill_dyn(&a, &json!(0.0))?);
+    /// assert!(codec.is_fill_dyn(a.view().slice_region(&[0..1, 0..2])?, &json!(0.0))?);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkEncode::is_zarr_fill`]: crate::ChunkEncode::is_zarr_fill
+    pub fn is_fill_dyn<'a>(
+        &self,
+        array: impl Into<DynArrayView<'a>>,
+        fill_value: &serde_json::Value,
+    ) -> Result<bool, Error> {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        chunks::is_fill(&array, &fill, endian)
+    }
+
+    /// [`encode_chunks_dyn`](Self::encode_chunks_dyn), leaving out the chunks of only the
+    /// fill value as Zarr writers do by default: [`ChunkEncode::encode_zarr_chunks_sparse`]
+    /// for a data type known only at run time. `sink` gets each chunk's index with
+    /// `Some(bytes)`, lent for the call, or `None` for a chunk whose part inside the array
+    /// [`is_fill_dyn`](Self::is_fill_dyn).
+    ///
+    /// # Errors
+    ///
+    /// As [`encode_chunks_dyn`](Self::encode_chunks_dyn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let a = codec.full_dyn(&DataType::Int16, &[5], &json!(-1))?;
+    /// let grid = ChunkGrid::new(&[5], &[2])?;
+    /// let stored = Mutex::new(Vec::new());
+    /// codec.encode_chunks_sparse_dyn(&a, &grid, &json!(-1), |index, bytes| {
+    ///     stored.lock().unwrap().push((index.to_vec(), bytes.map(<[u8]>::to_vec)));
+    ///     Ok::<(), zarr_bytes::Error>(())
+    /// })?;
+    /// let mut stored = stored.into_inner().unwrap();
+    /// stored.sort();
+    /// assert_eq!(stored, [(vec![0], None), (vec![1], None), (vec![2], None)]);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkEncode::encode_zarr_chunks_sparse`]: crate::ChunkEncode::encode_zarr_chunks_sparse
+    pub fn encode_chunks_sparse_dyn<'a, E, F>(
+        &self,
+        array: impl Into<DynArrayView<'a>>,
+        grid: &ChunkGrid,
+        fill_value: &serde_json::Value,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+    {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        chunks::encode_chunks(&array, grid, &fill, endian, &Sparse::new(sink))
+    }
+
+    /// The array of `data_type` and `grid`'s array shape, chunk by chunk:
+    /// [`ChunkDecode::from_zarr_chunks`] for a data type known only at run time.
+    /// `source(index)` answers each chunk's bytes, or `None` for a missing chunk, whose
+    /// region then holds `fill_value`.
+    ///
+    /// The arrays of an element type are allocated zeroed and each element is written
+    /// once; strings, byte strings and structs start as the fill value and go chunk by
+    /// chunk, in C order.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`full_dyn`](Self::full_dyn) for `data_type` and
+    /// `fill_value`, [`Error::ShapeOverflow`] for an array larger than `isize::MAX` bytes
+    /// (before anything is allocated), and the errors of
+    /// [`decode_chunks_into_dyn`](Self::decode_chunks_into_dyn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[3], &[2])?;
+    /// let a = codec.decode_chunks_dyn(&DataType::UInt16, &grid, &json!(7), |index| {
+    ///     Ok::<_, zarr_bytes::Error>((index == [0]).then_some([0u8, 1, 0, 2]))
+    /// })?;
+    /// assert_eq!(a, DynArray::from(ndarray::arr1(&[1u16, 2, 7]).into_dyn()));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkDecode::from_zarr_chunks`]: crate::ChunkDecode::from_zarr_chunks
+    pub fn decode_chunks_dyn<E, F, B>(
+        &self,
+        data_type: &DataType,
+        grid: &ChunkGrid,
+        fill_value: &serde_json::Value,
+        source: F,
+    ) -> Result<DynArray, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        let (fill, endian) = self.fill_of(data_type, fill_value)?;
+        let shape = grid.array_shape();
+        let mut array = match DynArray::zeroed(data_type, shape)? {
+            Some(array) => array,
+            None => fill.filled(shape),
+        };
+        chunks::decode_chunks_into(array.view_mut(), grid, &fill, endian, source)?;
+        Ok(array)
     }
 
     /// Fill `array`, whose shape is `grid`'s array shape, chunk by chunk: `source(index)`
@@ -336,9 +485,9 @@ impl BytesCodec {
     /// ```
     ///
     /// [`ChunkDecodeInto::decode_zarr_chunks_into`]: crate::ChunkDecodeInto::decode_zarr_chunks_into
-    pub fn decode_chunks_into_dyn<E, F, B>(
+    pub fn decode_chunks_into_dyn<'a, E, F, B>(
         &self,
-        array: &mut DynArray,
+        array: impl Into<DynArrayViewMut<'a>>,
         grid: &ChunkGrid,
         fill_value: &serde_json::Value,
         source: F,
@@ -348,6 +497,7 @@ impl BytesCodec {
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
+        let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         chunks::decode_chunks_into(array, grid, &fill, endian, source)
     }

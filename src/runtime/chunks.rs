@@ -1,17 +1,20 @@
 //! Chunks of a grid for arrays whose data type is known only at run time: the arrays of an
 //! element type go through the typed chunk code, straight between bytes and regions; text
 //! and structs, whose values are no elements, are cut, padded and pasted as arrays.
+//! Every function reads or writes a view, which hands its element arrays over as views.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
-use crate::check::checked_size;
+use crate::check::{checked_len, checked_size};
 use crate::typed::chunk::{
-    check_part, chunk_len, decode_grid, decode_part, encode_grid, encode_part, in_chunk,
+    check_part, chunk_len, decode_grid, decode_part, encode_grid, encode_part, fill_elements, Sink,
 };
+use crate::typed::fill::Fill;
 use crate::typed::region::{self, decode_region_dyn};
-use crate::{ChunkGrid, DynArray, Element, Endian, Error};
+use crate::{ChunkGrid, DynArray, DynArrayView, DynArrayViewMut, Element, Endian, Error};
 
 pub(crate) use crate::typed::chunk::Kind;
 
@@ -59,6 +62,93 @@ fn logical<'s, A>(kind: &Kind<A>, shape: &'s [usize]) -> &'s [usize] {
         Kind::Records => &shape[..shape.len() - 1],
         _ => shape,
     }
+}
+
+/// A whole array encoded.
+struct EncodeWhole {
+    endian: Endian,
+}
+
+impl<'a> Elements<'a> for EncodeWhole {
+    type Out = Result<Vec<u8>, Error>;
+
+    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+        let shape = a.shape().to_vec();
+        let mut out = vec![0u8; checked_len(&shape, A::SIZE)? * A::SIZE];
+        encode_part(a, &kind, &shape, &[], self.endian, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// Encode the array `view` shows, whatever its data type and layout.
+pub(crate) fn encode(view: &DynArrayView<'_>, endian: Endian) -> Result<Vec<u8>, Error> {
+    match view.elements(EncodeWhole { endian }) {
+        Ok(result) => result,
+        Err(_) => view.cow().encode(endian),
+    }
+}
+
+/// Whether every element of an array is the fill value.
+struct FillCheck<'r> {
+    fill: &'r [u8],
+    endian: Endian,
+}
+
+impl<'a> Elements<'a> for FillCheck<'_> {
+    type Out = bool;
+
+    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> bool {
+        let pattern = Fill::new(&fill_elements(&kind, self.fill, self.endian));
+        match kind {
+            Kind::Records => pattern.fills_records(a),
+            _ => pattern.fills(a),
+        }
+    }
+}
+
+/// Whether every element of `view` is `fill` (a 0-d array of its data type), bit for bit:
+/// text by its values without the zeros that pad them, structs field by field.
+pub(crate) fn is_fill(
+    view: &DynArrayView<'_>,
+    fill: &DynArray,
+    endian: Endian,
+) -> Result<bool, Error> {
+    let fill_bytes = fill.encode(endian)?;
+    let check = FillCheck {
+        fill: &fill_bytes,
+        endian,
+    };
+    if let Ok(fills) = view.elements(check) {
+        return Ok(fills);
+    }
+    Ok(match (view.owner(), fill) {
+        (DynArray::FixedLengthUtf32(s), DynArray::FixedLengthUtf32(f)) => {
+            let value = |v: &String| v.trim_end_matches('\0').to_string();
+            let fill = f.values().iter().next().map(value);
+            view.apply(s.values().view())
+                .iter()
+                .all(|v| Some(value(v)) == fill)
+        }
+        (DynArray::NullTerminatedBytes(s), DynArray::NullTerminatedBytes(f)) => {
+            let value = |v: &Vec<u8>| {
+                let end = v.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+                v[..end].to_vec()
+            };
+            let fill = f.values().iter().next().map(value);
+            view.apply(s.values().view())
+                .iter()
+                .all(|v| Some(value(v)) == fill)
+        }
+        (DynArray::Struct(s), DynArray::Struct(f)) => {
+            for ((_, a), (_, b)) in s.fields().zip(f.fields()) {
+                if !is_fill(&view.on(a), b, endian)? {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        _ => false,
+    })
 }
 
 /// One chunk from its region of an array.
@@ -112,23 +202,24 @@ fn grid_of<A>(kind: &Kind<A>, grid: &ChunkGrid, shape: &[usize]) -> Result<Chunk
 }
 
 /// Every chunk of a grid, handed to a sink.
-struct EncodeChunks<'r, F> {
+struct EncodeChunks<'r, S, E> {
     grid: &'r ChunkGrid,
     fill: &'r [u8],
     endian: Endian,
-    sink: F,
+    sink: &'r S,
+    error: PhantomData<fn() -> E>,
 }
 
-impl<'a, E, F> Elements<'a> for EncodeChunks<'_, F>
+impl<'a, E, S> Elements<'a> for EncodeChunks<'_, S, E>
 where
     E: From<Error> + Send,
-    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+    S: Sink<E>,
 {
     type Out = Result<(), E>;
 
     fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
         let grid = grid_of(&kind, self.grid, a.shape())?;
-        encode_grid(a, &grid, &kind, self.fill, self.endian, &self.sink)
+        encode_grid(a, &grid, &kind, self.fill, self.endian, self.sink)
     }
 }
 
@@ -137,7 +228,7 @@ struct DecodeChunks<'r, F> {
     grid: &'r ChunkGrid,
     fill: &'r [u8],
     endian: Endian,
-    source: F,
+    source: &'r F,
 }
 
 impl<'a, E, F, B> ElementsMut<'a> for DecodeChunks<'_, F>
@@ -150,17 +241,15 @@ where
 
     fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
         let grid = grid_of(&kind, self.grid, a.shape())?;
-        // The fill value as elements: one, or a raw element's bytes.
-        let mut fill = vec![A::zeroed(); self.fill.len() / A::SIZE];
-        A::read(self.fill, self.endian, &mut fill);
-        decode_grid(a, &grid, &kind, &fill, self.endian, &self.source)
+        let fill = fill_elements(&kind, self.fill, self.endian);
+        decode_grid(a, &grid, &kind, &fill, self.endian, self.source)
     }
 }
 
 /// The chunk of `chunk` shape whose part inside `array` is `region`, padded with `fill`
 /// (a 0-d array of the array's data type).
 pub(crate) fn encode_chunk(
-    array: &DynArray,
+    array: &DynArrayView<'_>,
     region: &[Range<usize>],
     chunk: &[usize],
     fill: &DynArray,
@@ -177,7 +266,7 @@ pub(crate) fn encode_chunk(
         Ok(result) => result,
         // Text and structs: the part, cut out, pasted into a chunk of the fill value.
         Err(_) => {
-            let part = array.slice_region(region)?;
+            let part = array.slice_region(region)?.to_owned();
             check_part(part.shape(), chunk)?;
             let mut padded = fill.filled(chunk);
             let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
@@ -189,7 +278,7 @@ pub(crate) fn encode_chunk(
 
 /// Decode the chunk of `chunk` shape whose part inside `array` is `region` from `bytes`.
 pub(crate) fn decode_chunk_into(
-    array: &mut DynArray,
+    array: &mut DynArrayViewMut<'_>,
     region: &[Range<usize>],
     chunk: &[usize],
     bytes: &[u8],
@@ -210,22 +299,23 @@ pub(crate) fn decode_chunk_into(
             let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
             check_part(&corner.iter().map(|r| r.end).collect::<Vec<_>>(), chunk)?;
             let part = decode_region_dyn(bytes, &data_type, chunk, &corner, endian)?;
-            array.assign_region(region, &part)
+            array.assign_unchecked(region, &part);
+            Ok(())
         }
     }
 }
 
 /// Every chunk of `grid` from `array`, handed to `sink`.
-pub(crate) fn encode_chunks<E, F>(
-    array: &DynArray,
+pub(crate) fn encode_chunks<E, S>(
+    array: &DynArrayView<'_>,
     grid: &ChunkGrid,
     fill: &DynArray,
     endian: Endian,
-    sink: F,
+    sink: &S,
 ) -> Result<(), E>
 where
     E: From<Error> + Send,
-    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+    S: Sink<E>,
 {
     let fill_bytes = fill.encode(endian)?;
     let visitor = EncodeChunks {
@@ -233,25 +323,37 @@ where
         fill: &fill_bytes,
         endian,
         sink,
+        error: PhantomData,
     };
-    match array.elements(visitor) {
-        Ok(result) => result,
-        Err(EncodeChunks { sink, .. }) => {
-            grid.check_array(array.shape())?;
-            for index in grid.indices() {
-                let region = grid.region_unchecked(&index);
-                let bytes = encode_chunk(array, &region, grid.chunk_shape(), fill, endian)
-                    .map_err(|e| in_chunk(&index, e))?;
-                sink(&index, bytes)?;
-            }
-            Ok(())
-        }
+    if let Ok(result) = array.elements(visitor) {
+        return result;
     }
+    // Text and structs: chunk by chunk, in C order.
+    grid.check_array(array.shape())?;
+    let size = array.data_type().size();
+    let len = checked_len(grid.chunk_shape(), size)? * size;
+    for index in grid.indices() {
+        let region = grid.region_unchecked(&index);
+        let part = array.slice_region(&region)?;
+        let fills = || is_fill(&part, fill, endian).unwrap_or(false);
+        sink.chunk(&index, len, fills, |out| {
+            let bytes = encode_chunk(array, &region, grid.chunk_shape(), fill, endian)?;
+            if bytes.len() != out.len() {
+                return Err(Error::BufferSize {
+                    expected: bytes.len(),
+                    actual: out.len(),
+                });
+            }
+            out.copy_from_slice(&bytes);
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Every chunk of `grid` into `array`, asked of `source`; missing chunks hold `fill`.
 pub(crate) fn decode_chunks_into<E, F, B>(
-    array: &mut DynArray,
+    mut array: DynArrayViewMut<'_>,
     grid: &ChunkGrid,
     fill: &DynArray,
     endian: Endian,
@@ -267,27 +369,26 @@ where
         grid,
         fill: &fill_bytes,
         endian,
-        source,
+        source: &source,
     };
-    match array.elements_mut(visitor) {
-        Ok(result) => result,
-        Err(DecodeChunks { source, .. }) => {
-            grid.check_array(array.shape())?;
-            for index in grid.indices() {
-                let region = grid.region_unchecked(&index);
-                match source(&index)? {
-                    Some(bytes) => decode_chunk_into(
-                        array,
-                        &region,
-                        grid.chunk_shape(),
-                        bytes.as_ref(),
-                        endian,
-                    )
-                    .map_err(|e| in_chunk(&index, e))?,
-                    None => array.assign_region(&region, fill)?,
-                }
-            }
-            Ok(())
+    if let Ok(result) = array.elements_mut(visitor) {
+        return result;
+    }
+    // Text and structs: chunk by chunk, in C order.
+    grid.check_array(array.shape())?;
+    for index in grid.indices() {
+        let region = grid.region_unchecked(&index);
+        match source(&index)? {
+            Some(bytes) => decode_chunk_into(
+                &mut array,
+                &region,
+                grid.chunk_shape(),
+                bytes.as_ref(),
+                endian,
+            )
+            .map_err(|e| crate::typed::chunk::in_chunk(&index, e))?,
+            None => array.assign_unchecked(&region, fill),
         }
     }
+    Ok(())
 }

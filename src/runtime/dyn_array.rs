@@ -12,6 +12,8 @@ use crate::element::Narrow;
 use crate::metadata::fill;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::runtime::text;
+use crate::runtime::view::check_order;
+use crate::typed::chunk::zeroed;
 use crate::typed::region;
 use crate::{BytesDecode, BytesEncode, DataType, Element, Endian, Error};
 use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};
@@ -269,13 +271,7 @@ macro_rules! dyn_array {
             /// # Ok::<(), zarr_bytes::Error>(())
             /// ```
             pub fn permuted_axes(self, order: &[usize]) -> Result<DynArray, Error> {
-                let ndim = self.shape().len();
-                let mut seen = vec![false; ndim];
-                let valid = order.len() == ndim
-                    && order.iter().all(|&k| k < ndim && !std::mem::replace(&mut seen[k], true));
-                if !valid {
-                    return Err(Error::InvalidAxisOrder { order: order.into(), ndim });
-                }
+                check_order(order, self.shape().len())?;
                 Ok(match self {
                     $(DynArray::$variant(a) => DynArray::$variant(a.permuted_axes(order)),)*
                     DynArray::RawBits(a) => DynArray::RawBits(a.permuted_axes(order)),
@@ -599,6 +595,33 @@ macro_rules! dyn_array {
                         _ => return Err(wrong("an object with a fill value per field, or base64 text of one record")),
                     },
                 })
+            }
+
+            /// An array of `data_type` and `shape` of zeroed memory, which the system hands
+            /// over as zero pages; `None` for strings, byte strings and structs.
+            pub(crate) fn zeroed(data_type: &DataType, shape: &[usize]) -> Result<Option<DynArray>, Error> {
+                let size = data_type.size();
+                checked_len(shape, size)?;
+                let mut with_bytes = shape.to_vec();
+                with_bytes.push(size);
+                Ok(Some(match data_type {
+                    $(DataType::$variant => DynArray::$variant(zeroed(shape)?),)*
+                    DataType::RawBits { .. } => DynArray::RawBits(RawArray { bytes: zeroed(&with_bytes)? }),
+                    DataType::RawBytes { .. } => DynArray::RawBytes(RawArray { bytes: zeroed(&with_bytes)? }),
+                    DataType::DateTime64 { unit, scale_factor } => DynArray::DateTime64 {
+                        values: zeroed(shape)?,
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DataType::TimeDelta64 { unit, scale_factor } => DynArray::TimeDelta64 {
+                        values: zeroed(shape)?,
+                        unit: *unit,
+                        scale_factor: *scale_factor,
+                    },
+                    DataType::FixedLengthUtf32 { .. } | DataType::NullTerminatedBytes { .. } | DataType::Struct(_) => {
+                        return Ok(None)
+                    }
+                }))
             }
 
             /// Decode bytes of `data_type` and `shape`.

@@ -5,7 +5,9 @@ pub(crate) mod chunks;
 mod dyn_array;
 mod struct_array;
 pub(crate) mod text;
+mod view;
 
 pub use dyn_array::{DynArray, RawArray};
 pub use struct_array::StructArray;
 pub use text::FixedLength;
+pub use view::{DynArrayView, DynArrayViewMut};

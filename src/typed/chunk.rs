@@ -3,14 +3,18 @@
 
 use std::ops::Range;
 
+use std::sync::Mutex;
+
 use ndarray::{
-    ArrayBase, ArrayView, ArrayView1, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn, Slice,
+    Array, ArrayBase, ArrayView, ArrayView1, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn,
+    Slice,
 };
 
-use crate::check::{checked_len, checked_size};
+use crate::check::{checked_len, checked_size, into_array};
 use crate::traverse;
 use crate::typed::decode::decode;
 use crate::typed::encode::encode;
+use crate::typed::fill::Fill;
 use crate::typed::region;
 use crate::{ChunkGrid, DataType, Element, Endian, Error};
 
@@ -108,6 +112,130 @@ pub trait ChunkEncode {
     where
         E: From<Error> + Send,
         F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync;
+
+    /// Whether every element of `self` is `fill`, bit for bit: the test by which Zarr
+    /// writers leave out a chunk.
+    ///
+    /// Elements compare by their bits, as zarrs and tensorstore compare them: `-0.0` is not
+    /// the fill value `0.0`, a NaN is the fill value only with the same payload, and both
+    /// parts of a complex number count. (zarr-python 3 takes every NaN for a NaN fill
+    /// value, so it leaves out a chunk of NaNs of another payload, which then reads back as
+    /// its fill value's NaN; this test keeps every bit.) Each element is read once, in
+    /// memory order, and the test stops at the first that differs; an empty array is
+    /// all fill.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::ChunkEncode;
+    ///
+    /// assert!(array![[0.0f64, 0.0], [0.0, 0.0]].t().is_zarr_fill(0.0));
+    /// assert!(!array![0.0f64, -0.0].is_zarr_fill(0.0));
+    /// let nan = f32::from_bits(0x7fc0_0001);
+    /// assert!(!array![nan].is_zarr_fill(f32::NAN));
+    /// ```
+    fn is_zarr_fill(&self, fill: Self::Elem) -> bool;
+
+    /// [`encode_zarr_chunks`](Self::encode_zarr_chunks), leaving out the chunks of only the
+    /// fill value, as Zarr writers do by default: `sink` gets each chunk's index with
+    /// `Some(bytes)`, or `None` when every element of the chunk's part inside the array is
+    /// `fill` ([`is_zarr_fill`](Self::is_zarr_fill); an edge chunk's padding is the fill
+    /// value by definition), for the caller to skip or erase.
+    ///
+    /// No bytes are made for a chunk left out. The bytes are lent for the call: each chunk
+    /// is encoded into a buffer that the next chunk on the same thread reuses, so nothing
+    /// is allocated or zeroed per chunk and the bytes are still in cache when the sink
+    /// compresses them. Otherwise as `encode_zarr_chunks`: the pool, the order, the errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`encode_zarr_chunks`](Self::encode_zarr_chunks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use ndarray::Array2;
+    /// use zarr_bytes::{ChunkEncode, ChunkGrid, Endian};
+    ///
+    /// let mut a = Array2::<u16>::from_elem((4, 6), 7);
+    /// a[[3, 5]] = 1;
+    /// let grid = ChunkGrid::new(a.shape(), &[2, 4])?;
+    /// let written = Mutex::new(Vec::new());
+    /// a.encode_zarr_chunks_sparse(&grid, 7, Endian::Little, |index, bytes| {
+    ///     if let Some(bytes) = bytes {
+    ///         written.lock().unwrap().push((index.to_vec(), bytes.to_vec()));
+    ///     }
+    ///     Ok::<(), zarr_bytes::Error>(())
+    /// })?;
+    /// // Only the edge chunk [1, 1] holds data: columns 4..6, padded with the fill value.
+    /// let written = written.into_inner().unwrap();
+    /// assert_eq!(written, [(vec![1, 1], vec![7, 0, 7, 0, 7, 0, 7, 0, 7, 0, 1, 0, 7, 0, 7, 0])]);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    fn encode_zarr_chunks_sparse<E, F>(
+        &self,
+        grid: &ChunkGrid,
+        fill: Self::Elem,
+        endian: Endian,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync;
+}
+
+/// Decode a whole array from the chunks of a Zarr chunk grid: a constructor, as
+/// [`BytesDecode`](crate::BytesDecode) is for one chunk.
+///
+/// # Examples
+///
+/// ```
+/// use ndarray::{array, Array2};
+/// use zarr_bytes::{ChunkDecode, ChunkGrid, Endian};
+///
+/// // A 3 × 3 array of u16 in chunks of 2 × 2; chunks [1, 0] and [1, 1] are missing.
+/// let grid = ChunkGrid::new(&[3, 3], &[2, 2])?;
+/// let a = Array2::<u16>::from_zarr_chunks(&grid, 7, Endian::Big, |index: &[usize]| {
+///     Ok::<_, zarr_bytes::Error>(match index {
+///         [0, 0] => Some([0, 1, 0, 2, 0, 4, 0, 5]),
+///         [0, 1] => Some([0, 3, 0, 0, 0, 6, 0, 0]),
+///         _ => None,
+///     })
+/// })?;
+/// assert_eq!(a, array![[1, 2, 3], [4, 5, 6], [7, 7, 7]]);
+/// # Ok::<(), zarr_bytes::Error>(())
+/// ```
+pub trait ChunkDecode: Sized {
+    /// The element type.
+    type Elem: Element;
+
+    /// The array of `grid`'s array shape, chunk by chunk: `source(index)` answers each
+    /// chunk's bytes, decoded straight into the chunk's region, or `None` for a missing
+    /// chunk, whose region then holds `fill`.
+    ///
+    /// The array is allocated zeroed (memory the system hands over as zero pages, not
+    /// written by the allocator), and each element is written once: from its chunk's
+    /// bytes, or as `fill`. The pool, the order of the calls and the errors are those of
+    /// [`decode_zarr_chunks_into`](ChunkDecodeInto::decode_zarr_chunks_into).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] for a grid of another rank than the array type,
+    /// [`Error::ShapeOverflow`] for an array or chunk larger than `isize::MAX` bytes (both
+    /// before anything is allocated or read), and the errors of
+    /// [`decode_zarr_chunks_into`](ChunkDecodeInto::decode_zarr_chunks_into).
+    fn from_zarr_chunks<E, F, B>(
+        grid: &ChunkGrid,
+        fill: Self::Elem,
+        endian: Endian,
+        source: F,
+    ) -> Result<Self, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
 }
 
 /// Decode the chunks of a Zarr chunk grid into an existing array of any layout: one chunk
@@ -244,6 +372,7 @@ where
     {
         grid.check_array(self.shape())?;
         let fill = fill_bytes(fill, endian);
+        let sink = Owned(sink);
         encode_grid(
             self.view().into_dyn(),
             grid,
@@ -253,6 +382,83 @@ where
             &sink,
         )
     }
+
+    fn is_zarr_fill(&self, fill: A) -> bool {
+        Fill::new(&[fill]).fills(self.view().into_dyn())
+    }
+
+    fn encode_zarr_chunks_sparse<E, F>(
+        &self,
+        grid: &ChunkGrid,
+        fill: A,
+        endian: Endian,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+    {
+        grid.check_array(self.shape())?;
+        let fill = fill_bytes(fill, endian);
+        let sink = Sparse::new(sink);
+        encode_grid(
+            self.view().into_dyn(),
+            grid,
+            &Kind::Plain,
+            &fill,
+            endian,
+            &sink,
+        )
+    }
+}
+
+impl<A, D> ChunkDecode for Array<A, D>
+where
+    A: Element,
+    D: Dimension,
+{
+    type Elem = A;
+
+    fn from_zarr_chunks<E, F, B>(
+        grid: &ChunkGrid,
+        fill: A,
+        endian: Endian,
+        source: F,
+    ) -> Result<Self, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        let shape = grid.array_shape();
+        if let Some(rank) = D::NDIM.filter(|&rank| rank != shape.len()) {
+            return Err(Error::RankMismatch {
+                expected: rank,
+                actual: shape.len(),
+            }
+            .into());
+        }
+        checked_len(grid.chunk_shape(), A::SIZE)?;
+        let mut array = zeroed::<A, D>(shape)?;
+        decode_grid(
+            array.view_mut().into_dyn(),
+            grid,
+            &Kind::Plain,
+            &[fill],
+            endian,
+            &source,
+        )?;
+        Ok(array)
+    }
+}
+
+/// An array of `shape`, of the rank of `D`, of zeroed memory: the allocator's, which the
+/// system hands over as zero pages rather than writing it.
+pub(crate) fn zeroed<A: Element, D: Dimension>(shape: &[usize]) -> Result<Array<A, D>, Error> {
+    let len = checked_len(shape, A::SIZE)?;
+    let mut dim = D::zeros(shape.len());
+    dim.slice_mut().copy_from_slice(shape);
+    into_array(dim, bytemuck::allocation::zeroed_vec(len))
 }
 
 impl<A, S, D> ChunkDecodeInto for ArrayBase<S, D>
@@ -365,28 +571,127 @@ pub(crate) fn decode_part<A: Element>(
 /// Every chunk of `grid` (whose array shape is `array`'s, raw elements' byte axis
 /// included) encoded and handed to `sink` with its index (without that axis); edge chunks
 /// padded with `fill`, one element's bytes.
-pub(crate) fn encode_grid<A, E, F>(
+pub(crate) fn encode_grid<A, E, S>(
     array: ArrayView<'_, A, IxDyn>,
     grid: &ChunkGrid,
     kind: &Kind<A>,
     fill: &[u8],
     endian: Endian,
-    sink: &F,
+    sink: &S,
 ) -> Result<(), E>
 where
     A: Element,
     E: From<Error> + Send,
-    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+    S: Sink<E>,
 {
     let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
     let rank = logical_rank(kind, grid);
+    let pattern = Fill::new(&fill_elements(kind, fill, endian));
     grid.each(array, &|index, part: ArrayView<'_, A, IxDyn>| {
         let index = &index[..rank];
-        let mut out = vec![0u8; len];
-        encode_part(part, kind, grid.chunk_shape(), fill, endian, &mut out)
-            .map_err(|e| in_chunk(index, e))?;
-        sink(index, out)
+        let whole = part.clone();
+        let fills = || match kind {
+            Kind::Records => pattern.fills_records(whole),
+            _ => pattern.fills(whole),
+        };
+        sink.chunk(index, len, fills, |out| {
+            encode_part(part, kind, grid.chunk_shape(), fill, endian, out)
+        })
     })
+}
+
+/// Where [`encode_grid`] hands the chunks: owned, or lent with chunks of only the fill value
+/// left out.
+pub(crate) trait Sink<E>: Sync {
+    /// Hand over chunk `index`, of `len` bytes that `encode` writes, unless this sink leaves
+    /// out chunks of only the fill value and `fills()` says it is one.
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        fills: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E>;
+}
+
+/// A sink of every chunk, each in a `Vec` of its own.
+pub(crate) struct Owned<F>(pub F);
+
+impl<E, F> Sink<E> for Owned<F>
+where
+    E: From<Error>,
+    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+{
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        _: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E> {
+        let mut out = vec![0u8; len];
+        encode(&mut out).map_err(|e| in_chunk(index, e))?;
+        (self.0)(index, out)
+    }
+}
+
+/// A sink of the chunks that hold more than the fill value, lent from buffers that are
+/// reused: a thread takes the one put back last, still in its cache.
+pub(crate) struct Sparse<F> {
+    sink: F,
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl<F> Sparse<F> {
+    pub(crate) fn new(sink: F) -> Sparse<F> {
+        Sparse {
+            sink,
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The spare buffers, whatever a panic elsewhere left them as.
+    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u8>>> {
+        self.spare.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<E, F> Sink<E> for Sparse<F>
+where
+    E: From<Error>,
+    F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+{
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        fills: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E> {
+        if fills() {
+            return (self.sink)(index, None);
+        }
+        // Every byte of the buffer is written by `encode`: it need not be zeroed.
+        let mut out = self.spare().pop().unwrap_or_default();
+        out.resize(len, 0);
+        let result = match encode(&mut out) {
+            Ok(()) => (self.sink)(index, Some(&out)),
+            Err(e) => Err(in_chunk(index, e).into()),
+        };
+        self.spare().push(out);
+        result
+    }
+}
+
+/// The fill value as elements, from its bytes: one element, or a raw element's bytes;
+/// sub-byte integers take the value of their low bits.
+pub(crate) fn fill_elements<A: Element>(kind: &Kind<A>, fill: &[u8], endian: Endian) -> Vec<A> {
+    let mut elements = vec![A::zeroed(); fill.len() / A::SIZE];
+    A::read(fill, endian, &mut elements);
+    if let Kind::Narrow { widen, .. } = kind {
+        elements.iter_mut().for_each(|x| *x = widen(*x));
+    }
+    elements
 }
 
 /// Every chunk of `grid` (as [`encode_grid`]'s) asked of `source` and decoded into its

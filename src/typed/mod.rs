@@ -4,11 +4,12 @@
 pub(crate) mod chunk;
 pub(crate) mod decode;
 pub(crate) mod encode;
+pub(crate) mod fill;
 pub(crate) mod grid;
 pub(crate) mod region;
 mod view;
 
-pub use chunk::{ChunkDecodeInto, ChunkEncode};
+pub use chunk::{ChunkDecode, ChunkDecodeInto, ChunkEncode};
 pub use decode::{BytesDecode, BytesDecodeInto};
 pub use encode::BytesEncode;
 pub use grid::ChunkGrid;
