@@ -405,7 +405,7 @@ fn messages_read_as_documented() {
                 expected: 2,
                 actual: 1,
             },
-            "rank mismatch: the chunk has 2 axes, got 1",
+            "rank mismatch: expected 2 axes, got 1",
         ),
         (
             Error::RegionOutOfBounds {

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use zarr_bytes::{minifloat, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error};
 
 /// The naive chunk: the part of `a` in `region` in the corner, `fill` elsewhere, encoded.
-fn reference_chunk<A: Bits>(
+pub fn reference_chunk<A: Bits>(
     a: ArrayViewD<'_, A>,
     region: &[Range<usize>],
     chunk_shape: &[usize],

@@ -17,7 +17,7 @@ use zarr_bytes::{
 };
 
 /// A fill value of `t`'s form, not its zero.
-fn fill_of(t: &DataType) -> Value {
+pub fn fill_of(t: &DataType) -> Value {
     let name = t.to_string();
     match () {
         _ if name.contains("struct") => json!({"a": 1, "b": 0.5}),
@@ -32,7 +32,7 @@ fn fill_of(t: &DataType) -> Value {
 }
 
 /// Every data type of fixed name, and one of each configured kind.
-fn data_types() -> Vec<DataType> {
+pub fn data_types() -> Vec<DataType> {
     let mut all = DataType::FIXED.to_vec();
     for json in [
         r#""r24""#,
@@ -49,7 +49,7 @@ fn data_types() -> Vec<DataType> {
 }
 
 /// The naive chunk: `fill` everywhere, the part of `a` in `region` pasted into its corner.
-fn reference(
+pub fn reference(
     codec: &BytesCodec,
     a: &DynArray,
     region: &[Range<usize>],

@@ -305,7 +305,7 @@ pub fn region(data: &[u8]) -> bool {
 /// one chunk from arbitrary bytes, and every chunk decoded from them: `Ok`s are checked
 /// against the grid's own arithmetic and a round trip. Returns whether chunks moved.
 pub fn grid(data: &[u8]) -> bool {
-    use zarr_bytes::{ChunkDecodeInto, ChunkEncode, ChunkGrid, Error};
+    use zarr_bytes::{ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Error};
     let mut input = Input(data);
     let ndim = input.byte() % 4;
     let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
@@ -373,6 +373,26 @@ pub fn grid(data: &[u8]) -> bool {
     })
     .expect("the chunks decode");
     assert_eq!(back, a);
+    // Chunks of only the fill value left out (one of the array's values, or one it may not
+    // hold), the others as they were; the array back in one call.
+    let fill = a.first().copied().unwrap_or(0xabcd) ^ u16::from(input.byte() % 2);
+    let sparse = std::sync::Mutex::new(Vec::new());
+    let encoded = a.encode_zarr_chunks_sparse(&grid, fill, endian, |i, bytes| {
+        let bytes = bytes.map(<[u8]>::to_vec);
+        sparse.lock().unwrap().push((i.to_vec(), bytes));
+        Ok::<(), Error>(())
+    });
+    encoded.expect("an array and chunks this small encode");
+    let mut sparse = sparse.into_inner().unwrap();
+    sparse.sort();
+    assert_eq!(sparse.len(), grid.len());
+    let whole = ndarray::ArrayD::<u16>::from_zarr_chunks(&grid, fill, endian, |i| {
+        let at = sparse
+            .binary_search_by(|(k, _)| k.as_slice().cmp(i))
+            .expect("each chunk");
+        Ok::<_, Error>(sparse[at].1.as_deref())
+    });
+    assert_eq!(whole.expect("the chunks decode"), a);
     // Arbitrary bytes into one chunk's part, and as every chunk of bools.
     let bytes = input.payload(&chunk, 2);
     if let Ok(r) = grid.region(&index) {
@@ -383,5 +403,36 @@ pub fn grid(data: &[u8]) -> bool {
     let mut flags = ndarray::ArrayD::<bool>::from_elem(ndarray::IxDyn(&shape), false);
     let _ =
         flags.decode_zarr_chunks_into(&grid, true, endian, |_| Ok::<_, Error>(Some(&bytes[..])));
+    // Views of a region, axes in an arbitrary order, through the runtime-typed calls.
+    let order: Vec<usize> = (0..ndim)
+        .map(|_| usize::from(input.byte()) % (usize::from(ndim) + 1))
+        .collect();
+    let codec = zarr_bytes::BytesCodec::new(endian);
+    let mut d = zarr_bytes::DynArray::from(a);
+    let value = serde_json::json!(fill);
+    if let Ok(v) = d
+        .view()
+        .slice_region(&region)
+        .and_then(|v| v.permuted_axes(&order))
+    {
+        if let Ok(sub) = ChunkGrid::new(v.shape(), &chunk) {
+            let _ = codec.encode_chunks_sparse_dyn(&v, &sub, &value, |_, _| Ok::<(), Error>(()));
+            let _ = codec.is_fill_dyn(&v, &value);
+            let t = zarr_bytes::DataType::Bool;
+            let _ = codec.decode_chunks_dyn(&t, &sub, &serde_json::json!(true), |_| {
+                Ok::<_, Error>(Some(&bytes[..]))
+            });
+        }
+    }
+    let mut whole = d.view_mut();
+    if let Ok(v) = whole
+        .slice_region_mut(&region)
+        .and_then(|v| v.permuted_axes(&order))
+    {
+        if let Ok(sub) = ChunkGrid::new(v.shape(), &chunk) {
+            let _ =
+                codec.decode_chunks_into_dyn(v, &sub, &value, |_| Ok::<_, Error>(Some(&bytes[..])));
+        }
+    }
     true
 }

@@ -22,5 +22,6 @@ mod minifloat;
 mod no_panic;
 mod parallel;
 mod properties;
+mod sparse;
 mod views_regions;
 mod zarrs;

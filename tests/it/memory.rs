@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use ndarray::{Array1, Array2, ArrayD, ShapeBuilder};
+use ndarray::{Array1, Array2, ArrayD, IxDyn, ShapeBuilder};
 use zarr_bytes::{BytesCodec, BytesDecode, BytesEncode, DataType, Endian, Error};
 
 /// The buffer `write_zarr_bytes` documents for standard layouts: at most 256 KiB.
@@ -19,7 +19,11 @@ thread_local! {
     static PEAK: Cell<usize> = const { Cell::new(0) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
     static LARGEST: Cell<usize> = const { Cell::new(0) };
+    static BIG: Cell<usize> = const { Cell::new(0) };
 }
+
+/// Allocations of at least this many bytes are counted apart: more than any scratch buffer.
+const BIG_BYTES: usize = 120 * 1024;
 
 fn note_alloc(size: usize) {
     // `try_with`: during thread teardown the counters may be gone already.
@@ -29,6 +33,9 @@ fn note_alloc(size: usize) {
     });
     let _ = COUNT.try_with(|c| c.set(c.get() + 1));
     let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+    if size >= BIG_BYTES {
+        let _ = BIG.try_with(|b| b.set(b.get() + 1));
+    }
 }
 
 fn note_free(size: usize) {
@@ -67,6 +74,7 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize, usize) {
     PEAK.with(|p| p.set(start));
     COUNT.with(|c| c.set(0));
     LARGEST.with(|l| l.set(0));
+    BIG.with(|b| b.set(0));
     let result = f();
     let peak = PEAK.with(Cell::get) - start;
     (result, COUNT.with(Cell::get), LARGEST.with(Cell::get), peak)
@@ -289,4 +297,100 @@ fn chunks_need_only_a_tile() {
     check::<u16>("u16");
     check::<f64>("f64");
     check::<Complex<f64>>("complex128");
+}
+
+/// A view of a region of a `DynArray`, its axes permuted, is the owner's memory: encoding
+/// it allocates its output alone (and the scratch of a tiled layout), and decoding into it
+/// writes the owner in place, allocating no copy.
+#[test]
+fn runtime_typed_views_copy_nothing() {
+    use zarr_bytes::{ChunkGrid, DynArray};
+    let codec = BytesCodec::new(Endian::Big);
+    let mut owner = DynArray::from(ArrayD::from_shape_fn(IxDyn(&[512, 512]), |i| {
+        (i[0] * 512 + i[1]) as u16
+    }));
+    let region = [128..384, 0..512];
+    let view = owner.view().slice_region(&region).unwrap();
+    let view = view.permuted_axes(&[1, 0]).unwrap();
+    let len = 256 * 512 * 2;
+    let (bytes, _, largest, peak) = measure(|| codec.encode_dyn(&view).unwrap());
+    assert_eq!(largest, len);
+    assert!(peak < len + 128 * 1024, "{peak} bytes");
+    // Element [128, 0] of the owner, then [129, 0].
+    let at = |i: usize, j: usize| ((i * 512 + j) as u16).to_be_bytes();
+    assert_eq!(bytes[..4], [at(128, 0), at(129, 0)].concat());
+    let grid = ChunkGrid::new(&[512, 256], &[128, 128]).unwrap();
+    let chunk = vec![0xabu8; 128 * 128 * 2];
+    let mut whole = owner.view_mut();
+    let part = whole.slice_region_mut(&region).unwrap();
+    let part = part.permuted_axes(&[1, 0]).unwrap();
+    let (r, _, _, peak) = measure(|| {
+        codec.decode_chunks_into_dyn(part, &grid, &serde_json::json!(0), |_| {
+            Ok::<_, Error>(Some(&chunk[..]))
+        })
+    });
+    r.unwrap();
+    assert!(peak < 300 * 1024, "{peak} bytes");
+    let DynArray::UInt16(a) = &owner else {
+        panic!("{owner:?}")
+    };
+    assert!(a
+        .slice(ndarray::s![128..384, ..])
+        .iter()
+        .all(|&x| x == 0xabab));
+    assert_eq!(a[[0, 0]], 0);
+    assert_eq!(a[[511, 510]], (511 * 512 + 510) as u16);
+}
+
+/// Leaving out chunks of the fill value allocates no chunk at all, and the chunks written
+/// share buffers: the allocations as large as a chunk do not grow with the number of
+/// chunks. A whole array from its chunks allocates the array alone.
+#[test]
+fn sparse_writes_and_whole_reads_allocate_no_chunk_each() {
+    use zarr_bytes::{ChunkDecode, ChunkEncode, ChunkGrid};
+    let mut a = Array2::<u16>::from_elem((1024, 1024).f(), 9);
+    for i in [10, 300, 600, 1000] {
+        a[[i, 1023 - i]] = 1;
+    }
+    let grid = ChunkGrid::new(&[1024, 1024], &[256, 256]).unwrap(); // 128 KiB chunks
+    let written = std::sync::Mutex::new(Vec::new());
+    let (r, _, largest, _) = measure(|| {
+        a.encode_zarr_chunks_sparse(&grid, 9, Endian::Little, |index, bytes| {
+            if let Some(bytes) = bytes {
+                written
+                    .lock()
+                    .unwrap()
+                    .push((index.to_vec(), bytes.to_vec()));
+            }
+            Ok::<(), Error>(())
+        })
+    });
+    let big = BIG.with(Cell::get);
+    r.unwrap();
+    let written = written.into_inner().unwrap();
+    assert_eq!(written.len(), 4);
+    assert_eq!(largest, 256 * 256 * 2);
+    // The four copies the sink made, and at most a buffer per thread of the pool.
+    assert!(big <= 4 + 2, "{big} chunk-sized allocations for 16 chunks");
+    if !cfg!(feature = "rayon") {
+        assert_eq!(big, 4 + 1);
+    }
+    // Every chunk encoded to be handed over is allocated on its own.
+    let (r, _, _, _) =
+        measure(|| a.encode_zarr_chunks(&grid, 9, Endian::Little, |_, _| Ok::<(), Error>(())));
+    r.unwrap();
+    if !cfg!(feature = "rayon") {
+        assert_eq!(BIG.with(Cell::get), 16);
+    }
+    let (whole, count, largest, peak) = measure(|| {
+        Array2::<u16>::from_zarr_chunks(&grid, 9, Endian::Little, |index| {
+            let found = written.iter().find(|(i, _)| i == index);
+            Ok::<_, Error>(found.map(|(_, b)| &b[..]))
+        })
+        .unwrap()
+    });
+    assert_eq!(whole, a);
+    assert_eq!(largest, 1024 * 1024 * 2);
+    assert!(count < 64, "{count} allocations");
+    assert!(peak < 1024 * 1024 * 2 + 128 * 1024, "{peak} bytes");
 }

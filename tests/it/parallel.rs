@@ -200,6 +200,18 @@ fn grids_of_chunks_on_the_pool() {
     })
 }
 
+/// Sparse grids and whole arrays from their chunks on the pool: the buffers each thread
+/// reuses hold each chunk's own bytes, and every chunk is as on one thread.
+#[test]
+fn sparse_grids_on_the_pool() {
+    on_threads(2, || {
+        crate::sparse::check::<f64>(&[1100, 700], &[600, 512], 1, true, 5);
+        crate::sparse::check::<u16>(&[3, 300, 500], &[2, 128, 256], 4, false, 6);
+        crate::sparse::check::<u8>(&[700, 900], &[128, 256], 3, false, 7);
+        crate::sparse::check::<u8>(&[90, 100], &[8, 8], 0, false, 8);
+    })
+}
+
 /// On the pool, the sink's first error stops the work and comes back as it is.
 #[test]
 fn grid_errors_on_the_pool() {
