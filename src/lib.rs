@@ -13,15 +13,20 @@
 //!   place.
 //! - [`region_byte_ranges`], [`decode_region`] and [`encode_region_into`]: read or write
 //!   part of a chunk, touching only its bytes.
-//! - [`ChunkGrid`], [`ChunkEncode`] and [`ChunkDecodeInto`]: arrays of many chunks.
-//!   `array.encode_zarr_chunks(&grid, fill, endian, sink)` hands every chunk's bytes to a
-//!   sink, edge chunks padded with the fill value; `decode_zarr_chunks_into(&grid, fill,
-//!   endian, source)` puts them back, missing chunks as the fill value; each chunk moves
-//!   once, straight between its bytes and its region of the array.
-//!   `encode_zarr_chunk` and `decode_zarr_chunk_into` do one chunk;
-//!   [`BytesCodec::encode_chunks_dyn`] and [`BytesCodec::decode_chunks_into_dyn`] do it for a
-//!   [`DynArray`], whose [`slice_region`](DynArray::slice_region) and
-//!   [`assign_region`](DynArray::assign_region) cut and paste regions of any data type.
+//! - [`ChunkGrid`], [`ChunkEncode`], [`ChunkDecode`] and [`ChunkDecodeInto`]: arrays of
+//!   many chunks. `array.encode_zarr_chunks_sparse(&grid, fill, endian, sink)` hands each
+//!   chunk's bytes to a sink, edge chunks padded with the fill value, and `None` for a chunk
+//!   of only the fill value ([`is_zarr_fill`](ChunkEncode::is_zarr_fill), bit for bit), as
+//!   Zarr writers leave those out; `Array2::<f32>::from_zarr_chunks(&grid, fill, endian,
+//!   source)` reads a whole array, missing chunks as the fill value, each element written
+//!   once; `encode_zarr_chunks` and `decode_zarr_chunks_into` hand over every chunk as a
+//!   `Vec` and fill an existing array. Each chunk moves once, straight between its bytes
+//!   and its region of the array. `encode_zarr_chunk` and `decode_zarr_chunk_into` do one
+//!   chunk; [`BytesCodec::encode_chunks_sparse_dyn`], [`BytesCodec::decode_chunks_dyn`] and
+//!   their kin do it for a [`DynArray`] or a [`DynArrayView`] of one (a region, its axes
+//!   permuted, no copy; [`DynArrayViewMut`] to decode into), whose
+//!   [`slice_region`](DynArray::slice_region) and [`assign_region`](DynArray::assign_region)
+//!   cut and paste regions of any data type.
 //! - [`BytesCodec`], [`DataType`] and [`DynArray`]: what `zarr.json` says, and arrays whose
 //!   data type is known only at run time, of every data type the Zarr ecosystem writes
 //!   through the codec ([`StructArray`], [`FixedLength`], [`RawArray`], [`minifloat`]), with
@@ -160,7 +165,10 @@
 //! of at most 108 KiB, and parts of bigger arrays that are no one memory slice through a
 //! buffer of at most 4 MiB beside the output. `write_zarr_bytes` writes through at most
 //! 4 MiB, `read_zarr_bytes` reads through at most 64 KiB. `encode_zarr_chunks` allocates
-//! each chunk's `Vec`, which it hands to the sink, and an edge chunk is padded in place;
+//! each chunk's `Vec`, which it hands to the sink; `encode_zarr_chunks_sparse` lends each
+//! chunk from a buffer the next chunk reuses (one per thread, at most), and makes none
+//! for a chunk of the fill value; an edge chunk is padded in place. `from_zarr_chunks`
+//! allocates the array alone, zeroed by the system rather than written;
 //! decoding an edge chunk whose part is not one run of its bytes gathers the part through a
 //! buffer of at most 256 KiB (or of one index of its first axis, if that is more).
 //!
@@ -177,7 +185,8 @@
 //! - A codec without `endian` on a `struct` with a multi-byte field is
 //!   [`MetadataError::EndianRequired`], as the spec says (only the legacy `structured`
 //!   form has a default).
-//! - Strings, byte strings and structs are [`DynArray`] variants, not [`Element`]s.
+//! - Strings, byte strings and structs are [`DynArray`] variants, not [`Element`]s; a
+//!   [`DynArrayView`] of them that is not the whole array in order is copied to be encoded.
 //! - The byte stream is always C order; the codec has no Fortran-order option (the v2
 //!   `order` setting is the `transpose` codec's business in v3).
 //!
