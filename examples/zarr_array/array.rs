@@ -1,24 +1,19 @@
 //! A whole array: read chunk by chunk straight into one array, and written chunk by chunk
 //! straight from it through a chain of another byte order.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zarr_bytes::{DynArray, Endian};
 
 use crate::chain::Counts;
+use crate::compress::Decoded;
 use crate::metadata::Metadata;
 use crate::store::Store;
 
 /// Decode every chunk into its region of the array; missing chunks hold the fill value.
 /// An error names the chunk's file.
 pub fn read(meta: &Metadata, store: &Store, counts: &Counts) -> Result<DynArray, String> {
-    let elements = meta.chain.elements();
-    // Every element is written again by its chunk, or as the fill value of a missing one;
-    // starting from the fill value keeps the allocation safe code.
-    let array = elements
-        .codec
-        .full_dyn(&meta.data_type, &meta.shape, meta.fill_value())
-        .map_err(|e| e.to_string())?;
     // Relaxed counting: the counts are read once every chunk is done.
     let fetch = |index: &[usize]| {
         let bytes = store.read(&meta.chunk_key(index))?;
@@ -28,22 +23,35 @@ pub fn read(meta: &Metadata, store: &Store, counts: &Counts) -> Result<DynArray,
             &counts.missing
         };
         count.fetch_add(1, Ordering::Relaxed);
-        Ok(bytes)
+        Ok(bytes.map(Decoded::Owned))
     };
     let name = |index: &[usize]| store.path(&meta.chunk_key(index)).display().to_string();
     meta.chain
-        .decode_grid(array, &meta.grid()?, fetch, name, counts)
+        .decode(&meta.data_type, &meta.grid()?, fetch, name, counts)
+}
+
+/// What writing did to the chunk files.
+#[derive(Default)]
+pub struct Written {
+    /// Chunk (or shard) files written.
+    pub stored: AtomicUsize,
+    /// Chunks (or shards) of only the fill value, not written.
+    pub left_out: AtomicUsize,
+    /// Files of such chunks that were there before, erased.
+    pub erased: AtomicUsize,
 }
 
 /// Write `array` to `out` with the source's codec chain, its `bytes` codecs in byte order
-/// `endian`. Chunks that hold only the fill value are not written, as zarr-python does by
-/// default. Returns the number of chunk files written.
+/// `endian`. Chunks that hold only the fill value are not written, and a file of one that
+/// is there from before is erased, as zarr-python does by default; with `write_empty`
+/// every chunk is written (its `write_empty_chunks=True`).
 pub fn write(
     meta: &Metadata,
-    array: DynArray,
+    array: &DynArray,
     out: &Store,
     endian: Endian,
-) -> Result<usize, String> {
+    write_empty: bool,
+) -> Result<Written, String> {
     let chain = meta.chain.with_endian(endian)?;
     let mut json = meta.json.clone();
     json["codecs"] = chain.to_json();
@@ -51,13 +59,21 @@ pub fn write(
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     out.write("zarr.json", text.as_bytes())?;
 
-    let written = AtomicUsize::new(0);
-    let store = |index: &[usize], bytes: Vec<u8>| {
-        out.write(&meta.chunk_key(index), &bytes)?;
-        written.fetch_add(1, Ordering::Relaxed);
+    let written = Written::default();
+    let store = |index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+        let key = meta.chunk_key(index);
+        let Some(bytes) = bytes else {
+            written.left_out.fetch_add(1, Ordering::Relaxed);
+            if out.remove(&key)? {
+                written.erased.fetch_add(1, Ordering::Relaxed);
+            }
+            return Ok(());
+        };
+        out.write(&key, &bytes)?;
+        written.stored.fetch_add(1, Ordering::Relaxed);
         Ok(())
     };
     let name = |index: &[usize]| out.path(&meta.chunk_key(index)).display().to_string();
-    chain.encode_grid(array, &meta.grid()?, store, name)?;
-    Ok(written.into_inner())
+    chain.encode(array.view(), &meta.grid()?, write_empty, store, name)?;
+    Ok(written)
 }

@@ -5,18 +5,21 @@
 //! the decompressed bytes to the library, which decodes them straight into the chunk's
 //! region of the array; encoding is the reverse. The transposes move nothing: the chunk
 //! is stored with its axes permuted, so the array is viewed with its axes permuted the
-//! same way (only the strides change), and the stored chunk is a plain region of that view.
+//! same way (a `DynArrayView` changes only its strides), and the stored chunk is a plain
+//! region of that view. A shard is a region of it too, and its inner chunks regions of
+//! the shard's: every level of a chain works on a view of the one array.
 
 use std::borrow::Cow;
 use std::fmt;
-use std::io::{Read, Write};
-use std::ops::Range;
 use std::sync::atomic::AtomicUsize;
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::ArrayD;
 use serde_json::{Map, Value};
-use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian};
+use zarr_bytes::{
+    BytesCodec, ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Endian,
+};
 
+use crate::compress::{Compressor, Decoded, Size};
 use crate::sharding::Sharding;
 
 /// What a codec chain is parsed for: the data type it encodes, the fill value of
@@ -66,32 +69,14 @@ enum Serializer {
     Sharding(Box<Sharding>),
 }
 
-/// The `bytes` codec, with the fill value in the forms the chunk calls need.
+/// The `bytes` codec, and the fill value as `zarr.json` gives it, which the library's
+/// chunk calls take.
 #[derive(Clone)]
 pub struct Bytes {
     pub codec: BytesCodec,
     data_type: DataType,
     json: Value,
-    /// The fill value as `zarr.json` gives it, which the library's chunk calls take.
     pub fill_value: Value,
-    /// The fill value as a 0-d array: what a missing chunk or an empty inner chunk holds.
-    pub fill: DynArray,
-    /// The fill value's encoded bytes: a chunk that holds only the fill value encodes to
-    /// them over and over.
-    fill_bytes: Vec<u8>,
-}
-
-#[derive(Clone)]
-struct Compressor {
-    kind: Kind,
-    json: Value,
-}
-
-#[derive(Clone, Copy)]
-enum Kind {
-    Zstd { level: i32, checksum: bool },
-    Gzip { level: u32 },
-    Crc32c,
 }
 
 /// What a walk over the chunks of a grid can fail with: the library's error (for a chunk
@@ -255,236 +240,212 @@ impl Chain {
         }
     }
 
-    /// The most bytes an array of `shape` can encode to, saturating: a bound that keeps a
-    /// corrupt compressed stream from inflating without end.
-    pub fn max_encoded_len(&self, shape: &[usize]) -> usize {
-        let len = self
-            .serializer
-            .max_encoded_len(&permute(shape, &self.order));
+    /// What a chunk of `shape` encodes to, through the whole chain: a bound (saturating)
+    /// that keeps a corrupt compressed stream from inflating without end, exact without
+    /// compression or sharding.
+    pub fn encoded_size(&self, shape: &[usize]) -> Size {
+        let size = self.serializer.encoded_size(&permute(shape, &self.order));
         self.compressors
             .iter()
-            .fold(len, |len, c| c.kind.max_encoded_len(len))
+            .fold(size, |size, c| c.encoded_size(size))
     }
 
     /// The length every array of `shape` encodes to, if the chain has no compression.
     pub fn fixed_encoded_len(&self, shape: &[usize]) -> Option<usize> {
-        let len = match &self.serializer {
-            Serializer::Bytes(_) => self.serializer.max_encoded_len(shape),
-            Serializer::Sharding(_) => return None,
-        };
-        self.compressors
-            .iter()
-            .try_fold(len, |len, c| match c.kind {
-                Kind::Crc32c => len.checked_add(4),
-                Kind::Zstd { .. } | Kind::Gzip { .. } => None,
-            })
+        let size = self.encoded_size(shape);
+        size.exact.then_some(size.len)
     }
 
     /// Run the bytes-to-bytes codecs backwards on the stored bytes of a chunk whose
     /// array-to-bytes codec sees `shape` (after the transposes). Without compression the
     /// result borrows from `bytes`: a checksum is checked and cut off, nothing is copied.
-    fn decompress<'b>(
-        &self,
-        bytes: Cow<'b, [u8]>,
-        shape: &[usize],
-    ) -> Result<Cow<'b, [u8]>, String> {
-        // What each bytes-to-bytes codec may decode to at most.
-        let mut limits = vec![self.serializer.max_encoded_len(shape)];
+    fn decompress<'b>(&self, bytes: Decoded<'b>, shape: &[usize]) -> Result<Decoded<'b>, String> {
+        // What each bytes-to-bytes codec decodes to.
+        let mut sizes = vec![self.serializer.encoded_size(shape)];
         for c in &self.compressors {
-            let last = limits[limits.len() - 1];
-            limits.push(c.kind.max_encoded_len(last));
+            let last = sizes[sizes.len() - 1];
+            sizes.push(c.encoded_size(last));
         }
         let mut bytes = bytes;
-        for (c, limit) in self.compressors.iter().zip(limits).rev() {
-            bytes = c.decode(bytes, limit)?;
+        for (c, size) in self.compressors.iter().zip(sizes).rev() {
+            bytes = c.decode(bytes, size)?;
         }
         Ok(bytes)
     }
 
     /// Run the bytes-to-bytes codecs forwards.
-    fn compress(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    fn compress<'b>(&self, bytes: &'b [u8]) -> Result<Cow<'b, [u8]>, String> {
         self.compressors
             .iter()
-            .try_fold(bytes, |bytes, c| c.encode(bytes))
+            .try_fold(Cow::Borrowed(bytes), |bytes, c| c.encode(bytes))
     }
 
-    /// The array and its grid with their axes in the stored order: each stored chunk is
-    /// then the chunk at the same index of the permuted grid, a region of the permuted
-    /// array. No element moves.
-    fn stored_order(
-        &self,
-        array: DynArray,
-        grid: &ChunkGrid,
-    ) -> Result<(DynArray, ChunkGrid), String> {
-        let array = array.permuted_axes(&self.order).map_err(text)?;
-        let grid = ChunkGrid::new(
+    /// `grid`, of an array with the axes of the array, with its axes in the stored order:
+    /// each stored chunk is the chunk at the same index of it, a region of the array viewed
+    /// with its axes permuted by `order`.
+    fn stored_grid(&self, grid: &ChunkGrid) -> Result<ChunkGrid, String> {
+        ChunkGrid::new(
             &permute(grid.array_shape(), &self.order),
             &permute(grid.chunk_shape(), &self.order),
         )
-        .map_err(text)?;
-        Ok((array, grid))
+        .map_err(text)
     }
 
-    /// `work` on `array` viewed with its axes in the stored order, its axes put back after.
-    fn in_stored_order<T>(
+    /// The stored bytes of the chunk at `at` in the stored-order grid, whose chunks have
+    /// `shape`, decompressed: `fetch` answers them by the chunk's index in the array's grid,
+    /// and `name` names the chunk by it.
+    fn fetch_decompressed<'b>(
         &self,
-        array: &mut DynArray,
-        work: impl FnOnce(&mut DynArray) -> Result<T, String>,
-    ) -> Result<T, String> {
-        // `permuted_axes` takes the array by value: a 0-d stand-in holds its place meanwhile.
-        let stand_in = DynArray::from(ArrayD::<u8>::zeros(IxDyn(&[])));
-        let whole = std::mem::replace(array, stand_in);
-        let mut stored = whole.permuted_axes(&self.order).map_err(text)?;
-        let result = work(&mut stored);
-        *array = stored.permuted_axes(&self.inverse).map_err(text)?;
-        result
+        at: &[usize],
+        shape: &[usize],
+        fetch: impl Fn(&[usize]) -> Result<Option<Decoded<'b>>, String>,
+        name: impl Fn(&[usize]) -> String,
+    ) -> Result<Option<Decoded<'b>>, Failure> {
+        let index = permute(at, &self.inverse);
+        let Some(bytes) = fetch(&index)? else {
+            return Ok(None);
+        };
+        let bytes = self
+            .decompress(bytes, shape)
+            .map_err(|e| format!("{}: {e}", name(&index)))?;
+        Ok(Some(bytes))
     }
 
-    /// Decode every chunk of `grid` into `array`, whose shape is the grid's, and return
-    /// it. `fetch(index)` answers a chunk's stored bytes, or `None` for a missing chunk,
-    /// which then holds the fill value; `name(index)` names a chunk in errors.
-    pub fn decode_grid<F, N>(
+    /// The array of `data_type` and `grid`'s shape, each chunk decoded into its region:
+    /// `fetch(index)` answers a chunk's stored bytes, or `None` for a missing chunk, which
+    /// then holds the fill value; `name(index)` names a chunk in errors.
+    ///
+    /// Without sharding the library allocates the array and walks the chunks (on several
+    /// threads with its `rayon` feature); with it, the array starts as the fill value and
+    /// each shard decodes its inner chunks into its region of it.
+    pub fn decode<'b, F, N>(
         &self,
-        array: DynArray,
+        data_type: &DataType,
         grid: &ChunkGrid,
         fetch: F,
         name: N,
         counts: &Counts,
     ) -> Result<DynArray, String>
     where
-        F: Fn(&[usize]) -> Result<Option<Vec<u8>>, String> + Sync,
+        F: Fn(&[usize]) -> Result<Option<Decoded<'b>>, String> + Sync,
         N: Fn(&[usize]) -> String + Sync,
     {
-        let (mut stored, grid) = self.stored_order(array, grid)?;
-        // A chunk's index in the array's grid, from its index in the permuted one.
-        let index_of = |at: &[usize]| permute(at, &self.inverse);
-        let name_at = |at: &[usize]| name(&index_of(at));
-        // A chunk's decompressed bytes: what the array-to-bytes codec decodes.
-        let source = |at: &[usize]| -> Result<Option<Cow<'static, [u8]>>, Failure> {
-            let Some(bytes) = fetch(&index_of(at))? else {
-                return Ok(None);
-            };
-            let bytes = self
-                .decompress(Cow::Owned(bytes), grid.chunk_shape())
-                .map_err(|e| format!("{}: {e}", name_at(at)))?;
-            Ok(Some(bytes))
+        let Serializer::Bytes(b) = &self.serializer else {
+            let b = self.elements();
+            let mut array = b
+                .codec
+                .full_dyn(data_type, grid.array_shape(), &b.fill_value)
+                .map_err(text)?;
+            self.decode_into(array.view_mut(), grid, fetch, name, counts)?;
+            return Ok(array);
         };
+        let stored_grid = self.stored_grid(grid)?;
+        let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
+        let source =
+            |at: &[usize]| self.fetch_decompressed(at, stored_grid.chunk_shape(), &fetch, &name);
+        b.codec
+            .decode_chunks_dyn(data_type, &stored_grid, &b.fill_value, source)
+            .map_err(|e| e.message(name_at))?
+            .permuted_axes(&self.inverse)
+            .map_err(text)
+    }
+
+    /// Decode every chunk of `grid` (in the axes of the array `view` is part of; its array
+    /// shape is `view`'s) into `view`. `fetch(index)` answers a chunk's stored bytes, or
+    /// `None` for a chunk not stored: its region holds the fill value (the array starts
+    /// as it), which the `bytes` codec writes again and a shard leaves as it is.
+    pub fn decode_into<'b, F, N>(
+        &self,
+        view: DynArrayViewMut<'_>,
+        grid: &ChunkGrid,
+        fetch: F,
+        name: N,
+        counts: &Counts,
+    ) -> Result<(), String>
+    where
+        F: Fn(&[usize]) -> Result<Option<Decoded<'b>>, String> + Sync,
+        N: Fn(&[usize]) -> String + Sync,
+    {
+        let mut stored = view.permuted_axes(&self.order).map_err(text)?;
+        let grid = self.stored_grid(grid)?;
+        let shape = grid.chunk_shape();
+        let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
+        let source = |at: &[usize]| self.fetch_decompressed(at, shape, &fetch, &name);
         match &self.serializer {
             // The library walks the chunks, on several threads with its `rayon` feature.
             Serializer::Bytes(b) => b
                 .codec
-                .decode_chunks_into_dyn(&mut stored, &grid, &b.fill_value, source)
-                .map_err(|e| e.message(name_at))?,
-            // A shard's inner chunks go one by one into their regions of the array.
-            Serializer::Sharding(s) => {
-                let fill = &self.elements().fill;
-                for at in grid.indices() {
-                    let region = grid.region(&at).map_err(text)?;
-                    match source(&at).map_err(|e| e.message(name_at))? {
-                        None => stored.assign_region(&region, fill).map_err(text)?,
-                        Some(shard) => s
-                            .decode_into(&shard, &mut stored, &region, grid.chunk_shape(), counts)
-                            .map_err(|e| format!("{}: {e}", name_at(&at)))?,
-                    }
-                }
-            }
-        }
-        stored.permuted_axes(&self.inverse).map_err(text)
-    }
-
-    /// Encode every chunk of `grid` from `array`, whose shape is the grid's, and hand each
-    /// one's stored bytes to `store` with its index. Chunks that hold only the fill value
-    /// are not stored, as zarr-python does by default. `name(index)` names a chunk in
-    /// errors.
-    pub fn encode_grid<S, N>(
-        &self,
-        array: DynArray,
-        grid: &ChunkGrid,
-        store: S,
-        name: N,
-    ) -> Result<(), String>
-    where
-        S: Fn(&[usize], Vec<u8>) -> Result<(), String> + Sync,
-        N: Fn(&[usize]) -> String + Sync,
-    {
-        let (mut stored, grid) = self.stored_order(array, grid)?;
-        let index_of = |at: &[usize]| permute(at, &self.inverse);
-        let name_at = |at: &[usize]| name(&index_of(at));
-        let sink = |at: &[usize], bytes: Vec<u8>| -> Result<(), Failure> {
-            let bytes = self
-                .compress(bytes)
-                .map_err(|e| format!("{}: {e}", name_at(at)))?;
-            Ok(store(&index_of(at), bytes)?)
-        };
-        match &self.serializer {
-            Serializer::Bytes(b) => b
-                .codec
-                .encode_chunks_dyn(&stored, &grid, &b.fill_value, |at, bytes| {
-                    if b.only_fill(&bytes) {
-                        return Ok(());
-                    }
-                    sink(at, bytes)
-                })
+                .decode_chunks_into_dyn(stored, &grid, &b.fill_value, source)
                 .map_err(|e| e.message(name_at)),
+            // Shards one after another, each into its region of the view.
             Serializer::Sharding(s) => {
                 for at in grid.indices() {
+                    let Some(shard) = source(&at).map_err(|e| e.message(name_at))? else {
+                        continue;
+                    };
                     let region = grid.region(&at).map_err(text)?;
-                    let shard = s
-                        .encode_region(&mut stored, &region, grid.chunk_shape())
+                    let part = stored.slice_region_mut(&region).map_err(text)?;
+                    s.decode_shard(&shard, part, shape, counts)
                         .map_err(|e| format!("{}: {e}", name_at(&at)))?;
-                    if let Some(shard) = shard {
-                        sink(&at, shard).map_err(|e| e.message(name_at))?;
-                    }
                 }
                 Ok(())
             }
         }
     }
 
-    /// Decode one chunk of `chunk_shape` from its stored `bytes` into its part `region` of
-    /// `array` (a shard's inner chunk).
-    pub fn decode_into(
+    /// Encode every chunk of `grid` (in the axes of the array `view` is part of; its array
+    /// shape is `view`'s) from `view`, and hand each one's stored bytes to `sink` with its
+    /// index. A chunk that holds only the fill value gets `None`, as zarr-python leaves it
+    /// out by default, unless `write_empty` (its `write_empty_chunks=True`). `name(index)`
+    /// names a chunk in errors.
+    pub fn encode<S, N>(
         &self,
-        bytes: &[u8],
-        array: &mut DynArray,
-        region: &[Range<usize>],
-        chunk_shape: &[usize],
-        counts: &Counts,
-    ) -> Result<(), String> {
-        let chunk_shape = permute(chunk_shape, &self.order);
-        let region = permute(region, &self.order);
-        let bytes = self.decompress(Cow::Borrowed(bytes), &chunk_shape)?;
-        self.in_stored_order(array, |stored| match &self.serializer {
+        view: DynArrayView<'_>,
+        grid: &ChunkGrid,
+        write_empty: bool,
+        sink: S,
+        name: N,
+    ) -> Result<(), String>
+    where
+        S: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), String> + Sync,
+        N: Fn(&[usize]) -> String + Sync,
+    {
+        let stored = view.permuted_axes(&self.order).map_err(text)?;
+        let grid = self.stored_grid(grid)?;
+        let index_of = |at: &[usize]| permute(at, &self.inverse);
+        let name_at = |at: &[usize]| name(&index_of(at));
+        let store = |at: &[usize], bytes: Option<&[u8]>| -> Result<(), Failure> {
+            let bytes = bytes
+                .map(|bytes| self.compress(bytes))
+                .transpose()
+                .map_err(|e| format!("{}: {e}", name_at(at)))?;
+            Ok(sink(&index_of(at), bytes)?)
+        };
+        match &self.serializer {
+            // The library walks the chunks, on several threads with its `rayon` feature.
+            Serializer::Bytes(b) if write_empty => b
+                .codec
+                .encode_chunks_dyn(stored, &grid, &b.fill_value, |at, bytes| {
+                    store(at, Some(&bytes))
+                })
+                .map_err(|e| e.message(name_at)),
             Serializer::Bytes(b) => b
                 .codec
-                .decode_chunk_into_dyn(stored, &region, &bytes, &chunk_shape)
-                .map_err(|e| format!("bytes: {e}")),
-            Serializer::Sharding(s) => s.decode_into(&bytes, stored, &region, &chunk_shape, counts),
-        })
-    }
-
-    /// Encode the chunk of `chunk_shape` whose part in `array` is `region` (a shard's
-    /// inner chunk), padded with the fill value; `None` if it holds only the fill value.
-    /// `array` is only viewed with its axes permuted, and put back.
-    pub fn encode_region(
-        &self,
-        array: &mut DynArray,
-        region: &[Range<usize>],
-        chunk_shape: &[usize],
-    ) -> Result<Option<Vec<u8>>, String> {
-        let chunk_shape = permute(chunk_shape, &self.order);
-        let region = permute(region, &self.order);
-        let encoded = self.in_stored_order(array, |stored| match &self.serializer {
-            Serializer::Bytes(b) => {
-                let bytes = b
-                    .codec
-                    .encode_chunk_dyn(stored, &region, &chunk_shape, &b.fill_value)
-                    .map_err(|e| format!("bytes: {e}"))?;
-                Ok((!b.only_fill(&bytes)).then_some(bytes))
+                .encode_chunks_sparse_dyn(stored, &grid, &b.fill_value, store)
+                .map_err(|e| e.message(name_at)),
+            // Shards one after another, each from its region of the view.
+            Serializer::Sharding(s) => {
+                for at in grid.indices() {
+                    let region = grid.region(&at).map_err(text)?;
+                    let part = stored.slice_region(&region).map_err(text)?;
+                    let shard = s
+                        .encode_shard(part, grid.chunk_shape(), write_empty)
+                        .map_err(|e| format!("{}: {e}", name_at(&at)))?;
+                    store(&at, shard.as_deref()).map_err(|e| e.message(name_at))?;
+                }
+                Ok(())
             }
-            Serializer::Sharding(s) => s.encode_region(stored, &region, &chunk_shape),
-        })?;
-        encoded.map(|bytes| self.compress(bytes)).transpose()
+        }
     }
 
     /// Decode a shard index of `shape` whole: it is an array of its own, not chunks of
@@ -495,7 +456,7 @@ impl Chain {
             return Err("an index chain needs a bytes codec".into());
         };
         let encoded = permute(shape, &self.order);
-        let bytes = self.decompress(Cow::Borrowed(bytes), &encoded)?;
+        let bytes = self.decompress(Decoded::Borrowed(bytes), &encoded)?;
         let index = b
             .codec
             .decode_dyn(&bytes, &DataType::UInt64, &encoded)
@@ -509,11 +470,13 @@ impl Chain {
         let Serializer::Bytes(b) = &self.serializer else {
             return Err("an index chain needs a bytes codec".into());
         };
-        let bytes = DynArray::from(index)
+        let index = DynArray::from(index);
+        let bytes = index
+            .view()
             .permuted_axes(&self.order)
-            .and_then(|index| b.codec.encode_dyn(&index))
+            .and_then(|index| b.codec.encode_dyn(index))
             .map_err(|e| format!("bytes: {e}"))?;
-        self.compress(bytes)
+        Ok(self.compress(&bytes)?.into_owned())
     }
 }
 
@@ -531,16 +494,7 @@ impl fmt::Display for Chain {
             }
             Serializer::Sharding(s) => s.to_string(),
         });
-        parts.extend(self.compressors.iter().map(|c| match c.kind {
-            Kind::Zstd { level, checksum } => {
-                format!(
-                    "zstd level {level}{}",
-                    if checksum { " checksum" } else { "" }
-                )
-            }
-            Kind::Gzip { level } => format!("gzip level {level}"),
-            Kind::Crc32c => "crc32c".into(),
-        }));
+        parts.extend(self.compressors.iter().map(Compressor::to_string));
         write!(f, "[{}]", parts.join(", "))
     }
 }
@@ -590,17 +544,14 @@ impl Bytes {
         fill_value: &Value,
     ) -> Result<Bytes, String> {
         codec.validate(data_type).map_err(text)?;
-        let fill = codec
+        codec
             .full_dyn(data_type, &[], fill_value)
             .map_err(|e| format!("fill value: {e}"))?;
-        let fill_bytes = codec.encode_dyn(&fill).map_err(text)?;
         Ok(Bytes {
             codec,
             data_type: data_type.clone(),
             json,
             fill_value: fill_value.clone(),
-            fill,
-            fill_bytes,
         })
     }
 
@@ -622,153 +573,24 @@ impl Bytes {
             &self.fill_value,
         )
     }
-
-    /// Whether a chunk's encoded bytes hold only the fill value.
-    fn only_fill(&self, chunk: &[u8]) -> bool {
-        let n = self.fill_bytes.len();
-        n > 0 && chunk.chunks(n).all(|element| element == self.fill_bytes)
-    }
 }
 
 impl Serializer {
-    fn max_encoded_len(&self, shape: &[usize]) -> usize {
+    /// What a chunk of `shape` (after the transposes) encodes to: exactly its elements'
+    /// bytes, or at most a shard's bound (saturating).
+    fn encoded_size(&self, shape: &[usize]) -> Size {
         match self {
-            Serializer::Bytes(b) => shape
-                .iter()
-                .try_fold(b.data_type.size(), |n, &s| n.checked_mul(s))
-                .unwrap_or(usize::MAX),
-            Serializer::Sharding(s) => s.max_encoded_len(shape),
-        }
-    }
-}
-
-impl Kind {
-    /// Compressed data can be a little longer than the input: stored blocks and frame
-    /// headers; this bound leaves ample room for both.
-    fn max_encoded_len(self, len: usize) -> usize {
-        match self {
-            Kind::Crc32c => len.saturating_add(4),
-            Kind::Zstd { .. } | Kind::Gzip { .. } => {
-                len.saturating_add(len / 64).saturating_add(4096)
-            }
-        }
-    }
-}
-
-impl Compressor {
-    fn parse(entry: &Value, name: &str) -> Result<Compressor, String> {
-        let kind = match name {
-            "zstd" => {
-                let config = configuration(entry, name, &["level", "checksum"])?;
-                let level = match config.get("level") {
-                    None => 0,
-                    Some(v) => v
-                        .as_i64()
-                        .and_then(|l| i32::try_from(l).ok())
-                        .ok_or_else(|| format!("zstd: level {v} is not an integer"))?,
-                };
-                let checksum = match config.get("checksum") {
-                    None => false,
-                    Some(v) => v
-                        .as_bool()
-                        .ok_or_else(|| format!("zstd: checksum {v} is not true or false"))?,
-                };
-                Kind::Zstd { level, checksum }
-            }
-            "gzip" => {
-                let config = configuration(entry, name, &["level"])?;
-                let level = config.get("level").ok_or("gzip: no level")?;
-                let level = level
-                    .as_u64()
-                    .filter(|&l| l <= 9)
-                    .ok_or_else(|| format!("gzip: level {level} is not an integer from 0 to 9"))?;
-                Kind::Gzip {
-                    level: level as u32,
-                }
-            }
-            _ => {
-                configuration(entry, name, &[])?;
-                Kind::Crc32c
-            }
-        };
-        Ok(Compressor {
-            kind,
-            json: entry.clone(),
-        })
-    }
-
-    /// Decode `bytes`, to at most `limit` bytes. A checksum is cut off in place.
-    fn decode<'b>(&self, bytes: Cow<'b, [u8]>, limit: usize) -> Result<Cow<'b, [u8]>, String> {
-        let mut out = Vec::new();
-        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-        match self.kind {
-            Kind::Zstd { .. } => zstd::stream::read::Decoder::with_buffer(&bytes[..])
-                .and_then(|d| d.take(cap).read_to_end(&mut out))
-                .map_err(|e| format!("zstd: {e}"))?,
-            Kind::Gzip { .. } => flate2::read::GzDecoder::new(&bytes[..])
-                .take(cap)
-                .read_to_end(&mut out)
-                .map_err(|e| format!("gzip: {e}"))?,
-            Kind::Crc32c => {
-                let split = bytes.len().checked_sub(4).ok_or_else(|| {
-                    format!("crc32c: {} bytes, too few to hold a checksum", bytes.len())
-                })?;
-                let (data, stored) = bytes.split_at(split);
-                let stored = u32::from_le_bytes(stored.try_into().map_err(|_| "crc32c: 4 bytes")?);
-                let computed = crc32c::crc32c(data);
-                if stored != computed {
-                    return Err(format!(
-                        "crc32c: checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
-                    ));
-                }
-                return Ok(match bytes {
-                    Cow::Borrowed(bytes) => Cow::Borrowed(&bytes[..split]),
-                    Cow::Owned(mut bytes) => {
-                        bytes.truncate(split);
-                        Cow::Owned(bytes)
-                    }
-                });
-            }
-        };
-        if out.len() > limit {
-            return Err(format!(
-                "{}: decodes to more than the {limit} bytes the chunk can hold",
-                self.name()
-            ));
-        }
-        Ok(Cow::Owned(out))
-    }
-
-    fn encode(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-        let failed = |e: std::io::Error| format!("{}: {e}", self.name());
-        match self.kind {
-            Kind::Zstd { level, checksum } => {
-                let mut compressor = zstd::bulk::Compressor::new(level).map_err(failed)?;
-                compressor
-                    .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(checksum))
-                    .map_err(failed)?;
-                compressor.compress(&bytes).map_err(failed)
-            }
-            Kind::Gzip { level } => {
-                let mut encoder =
-                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
-                encoder.write_all(&bytes).map_err(failed)?;
-                encoder.finish().map_err(failed)
-            }
-            Kind::Crc32c => {
-                let checksum = crc32c::crc32c(&bytes);
-                let mut out = bytes;
-                out.extend_from_slice(&checksum.to_le_bytes());
-                Ok(out)
-            }
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        match self.kind {
-            Kind::Zstd { .. } => "zstd",
-            Kind::Gzip { .. } => "gzip",
-            Kind::Crc32c => "crc32c",
+            Serializer::Bytes(b) => Size {
+                len: shape
+                    .iter()
+                    .try_fold(b.data_type.size(), |n, &s| n.checked_mul(s))
+                    .unwrap_or(usize::MAX),
+                exact: true,
+            },
+            Serializer::Sharding(s) => Size {
+                len: s.max_encoded_len(shape),
+                exact: false,
+            },
         }
     }
 }

@@ -5,6 +5,7 @@
 //! cargo run --example zarr_array                       # the bundled arrays
 //! cargo run --example zarr_array -- path/to/array.zarr
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
+//! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
 //! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
 //! ```
 //!
@@ -25,24 +26,42 @@
 //! A codec it does not know is an error naming it; a corrupt chunk or shard is an error
 //! naming its file. `--write` keeps the source's codec entries and configurations (zstd
 //! level and checksum, gzip level, transpose order, sharding layout), with the `bytes`
-//! codec's byte order set to `--endian` where one applies; chunks and inner chunks that
-//! hold only the fill value are not written. `--time` prints how long the read (store
-//! reads, decompression and decoding) and the write took, and leaves out the summary of
-//! the values, which would convert the whole array once more.
+//! codec's byte order set to `--endian` where one applies. `--time` prints how long the
+//! read (store reads, decompression and decoding) and the write took, and leaves out the
+//! summary of the values, which would convert the whole array once more.
 //!
-//! How chunks move: the array is allocated once, then each chunk goes straight between
-//! its decompressed bytes and its region of the array through the library's chunk calls
-//! (`decode_chunks_into_dyn` and `encode_chunks_dyn` over the chunk grid, and
-//! `decode_chunk_into_dyn` and `encode_chunk_dyn` for a shard's inner chunks), with no
-//! other representation of the array in between. Only the bytes-to-bytes codecs (`zstd`,
-//! `gzip`, `crc32c`) and the shard layout are the example's own. A `transpose` codec
-//! copies nothing: the chunk is stored with its axes permuted, so the array and its grid
-//! are viewed with their axes permuted the same way while the chunks move, and the stored
-//! chunk is a region of that view. Without sharding the library walks the chunks, on
-//! several threads with the crate's `rayon` feature; shards go one after another.
+//! Writing is sparse, as zarr-python writes by default: a chunk whose part in the array
+//! holds only the fill value, bit for bit (`-0.0` is not a fill value of `0.0`, and a NaN
+//! is the fill value only with its payload), gets no file, and the file of such a chunk
+//! already in the output directory (a copy written over an older one) is erased. In a
+//! shard, the inner chunks of only the fill value are left out of it, and a shard of no
+//! other inner chunks gets no file. `--write-empty-chunks` (zarr-python's
+//! `write_empty_chunks=True`) writes every chunk and every inner chunk in the array.
+//!
+//! How chunks move: each chunk goes straight between its decompressed bytes and its region
+//! of the array through the library's chunk calls, with no other representation of the
+//! array in between. Without sharding, reading is one call, `decode_chunks_dyn`, which
+//! allocates the array and writes each element once; writing is `encode_chunks_sparse_dyn`,
+//! which tells the chunks of only the fill value from the others without encoding them
+//! (or `encode_chunks_dyn` for `--write-empty-chunks`). With sharding, the array starts as
+//! the fill value, each shard's region of it is a `DynArrayViewMut` (`slice_region_mut`),
+//! and its inner chunks go through `decode_chunks_into_dyn` and `encode_chunks_sparse_dyn`
+//! over the shard's inner grid; shards go one after another. A `transpose` codec copies
+//! nothing: the chunk is stored with its axes permuted, so the array's view and the grid
+//! are permuted the same way (`permuted_axes` on the view) while the chunks move, and the
+//! stored chunk is a region of that view. The library walks a grid's chunks on several
+//! threads with the crate's `rayon` feature.
+//!
+//! Only the bytes-to-bytes codecs and the shard layout are the example's own. zstd
+//! decompresses a frame that states its size (as every Zarr writer's frames do) in one
+//! call into a buffer of that size, which the thread keeps for its next frame; a frame
+//! stating more than the chunk can hold, or another length than a chunk of the `bytes`
+//! codec has, is an error before anything is allocated, and a frame that states no size
+//! is streamed up to the chunk's size.
 
 mod array;
 mod chain;
+mod compress;
 mod metadata;
 mod sharding;
 mod store;
@@ -67,8 +86,8 @@ macro_rules! say {
     };
 }
 
-const USAGE: &str =
-    "usage: zarr_array [ARRAY_DIR] [--write OUT_DIR [--endian little|big]] [--time]";
+const USAGE: &str = "usage: zarr_array [ARRAY_DIR] \
+    [--write OUT_DIR [--endian little|big] [--write-empty-chunks]] [--time]";
 
 /// The arrays in `examples/data`, read when no array is named.
 const BUNDLED: [&str; 4] = [
@@ -163,7 +182,14 @@ fn report(
     Ok(())
 }
 
-fn open(dir: &Path, write: Option<(&Path, Endian)>, time: bool) -> Result<(), String> {
+/// Where and how `--write` writes a copy.
+struct Copy<'a> {
+    out: &'a Path,
+    endian: Endian,
+    write_empty: bool,
+}
+
+fn open(dir: &Path, write: Option<&Copy<'_>>, time: bool) -> Result<(), String> {
     let store = Store::new(dir);
     let meta = Metadata::read(&store)?;
     let counts = Counts::default();
@@ -172,13 +198,19 @@ fn open(dir: &Path, write: Option<(&Path, Endian)>, time: bool) -> Result<(), St
     let read_time = start.elapsed();
     report(&meta, dir, &array, &counts, !time)?;
     let mut write_time = Duration::ZERO;
-    if let Some((out, endian)) = write {
+    if let Some(copy) = write {
         let start = Instant::now();
-        let written = array::write(&meta, array, &Store::new(out), endian)?;
+        let out = Store::new(copy.out);
+        let written = array::write(&meta, &array, &out, copy.endian, copy.write_empty)?;
         write_time = start.elapsed();
+        let count = |c: AtomicUsize| c.into_inner();
+        let (stored, left_out) = (count(written.stored), count(written.left_out));
         say!(
-            "wrote      {} in {endian} endian: zarr.json and {written} chunk files",
-            out.display()
+            "wrote      {} in {} endian: zarr.json and {stored} chunk files, \
+             {left_out} of only the fill value left out ({} erased)",
+            copy.out.display(),
+            copy.endian,
+            count(written.erased),
         );
     }
     if time {
@@ -196,6 +228,7 @@ fn run() -> Result<(), String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut out: Option<PathBuf> = None;
     let mut endian = Endian::Little;
+    let mut write_empty = false;
     let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -204,6 +237,7 @@ fn run() -> Result<(), String> {
                 let text = args.next().ok_or("--endian needs little or big")?;
                 endian = text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?
             }
+            "--write-empty-chunks" => write_empty = true,
             "--time" => time = true,
             "-h" | "--help" => {
                 say!("{USAGE}");
@@ -220,11 +254,16 @@ fn run() -> Result<(), String> {
     if out.is_some() && dirs.len() != 1 {
         return Err("--write copies one array: name it".into());
     }
+    let copy = out.as_deref().map(|out| Copy {
+        out,
+        endian,
+        write_empty,
+    });
     for (i, dir) in dirs.iter().enumerate() {
         if i > 0 {
             say!();
         }
-        open(dir, out.as_deref().map(|o| (o, endian)), time)?;
+        open(dir, copy.as_ref(), time)?;
     }
     Ok(())
 }

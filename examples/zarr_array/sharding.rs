@@ -4,15 +4,17 @@
 //! the end of the shard or at its start. Offsets count from the start of the shard; an
 //! inner chunk not stored (all fill value) has offset and length 2^64 - 1.
 
+use std::borrow::Cow;
 use std::fmt;
-use std::ops::Range;
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 
 use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
-use zarr_bytes::{ChunkGrid, DataType, DynArray, Endian};
+use zarr_bytes::{ChunkGrid, DataType, DynArrayView, DynArrayViewMut, Endian};
 
 use crate::chain::{configuration, Chain, Counts, Scope};
+use crate::compress::Decoded;
 
 /// The index entry of an inner chunk that is not stored.
 const EMPTY: u64 = u64::MAX;
@@ -138,7 +140,7 @@ impl Sharding {
         let Ok((per_shard, _, index_len)) = self.index_layout(shape) else {
             return usize::MAX;
         };
-        let inner = self.codecs.max_encoded_len(&self.chunk_shape);
+        let inner = self.codecs.encoded_size(&self.chunk_shape).len;
         per_shard
             .iter()
             .try_fold(inner, |n, &k| n.checked_mul(k))
@@ -146,19 +148,18 @@ impl Sharding {
             .unwrap_or(usize::MAX)
     }
 
-    /// Decode a shard of `shape` from its decompressed bytes into its part `region` of
-    /// `array`: each inner chunk straight into its own part (the shard's place in the
-    /// array plus the inner chunk's place in the shard, cut at the array's edge); an empty
-    /// one's part gets the fill value.
-    pub fn decode_into(
+    /// Decode a shard of `shape` from its decompressed bytes into `view`, its part of the
+    /// array (cut at the array's edge), which holds the fill value: the inner chunks go
+    /// through the inner chain's grid call, on several threads with the crate's `rayon`
+    /// feature, and an empty one is left as the fill value.
+    pub fn decode_shard(
         &self,
         shard: &[u8],
-        array: &mut DynArray,
-        region: &[Range<usize>],
+        view: DynArrayViewMut<'_>,
         shape: &[usize],
         counts: &Counts,
     ) -> Result<(), String> {
-        let (_, index_shape, index_len) = self.index_layout(shape)?;
+        let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
         let Some(body_len) = shard.len().checked_sub(index_len) else {
             return Err(format!(
                 "shard index: the shard has {} bytes, fewer than its {index_len}-byte index",
@@ -174,79 +175,100 @@ impl Sharding {
             .index_codecs
             .decode_index(index, &index_shape)
             .map_err(|e| format!("shard index: {e}"))?;
-        let index = index.as_standard_layout();
-        let entries = index
-            .as_slice()
-            .ok_or("an index in standard layout is contiguous")?;
+        let entries: Vec<u64> = index.iter().copied().collect();
 
-        let inner = ChunkGrid::new(shape, &self.chunk_shape).map_err(|e| e.to_string())?;
-        for (at, entry) in inner.indices().zip(entries.chunks_exact(2)) {
-            let part = place(region, &inner.region(&at).map_err(|e| e.to_string())?);
-            let (offset, length) = (entry[0], entry[1]);
+        // An inner chunk's bytes by its index in the shard: `None` for an empty entry.
+        let fetch = |at: &[usize]| -> Result<Option<Decoded<'_>>, String> {
+            let entry = 2 * flat(at, &per_shard);
+            let (offset, length) = (entries[entry], entries[entry + 1]);
             if (offset, length) == (EMPTY, EMPTY) {
                 counts.inner_empty.fetch_add(1, Ordering::Relaxed);
-                let fill = &self.codecs.elements().fill;
-                array
-                    .assign_region(&part, fill)
-                    .map_err(|e| e.to_string())?;
-                continue;
+                return Ok(None);
             }
-            let within = |e: String| format!("inner chunk {at:?}: {e}");
             let range = usize::try_from(offset)
                 .ok()
                 .zip(usize::try_from(length).ok())
                 .and_then(|(start, n)| Some(start..start.checked_add(n)?))
                 .filter(|r| r.end <= shard.len())
                 .ok_or_else(|| {
-                    within(format!(
-                        "offset {offset} and length {length} reach past the shard's {} bytes",
+                    format!(
+                        "{}: offset {offset} and length {length} reach past the shard's {} bytes",
+                        inner_name(at),
                         shard.len()
-                    ))
+                    )
                 })?;
-            // An inner chunk wholly past the array's edge has an empty part: it is still
-            // decoded, so that its bytes are checked.
-            self.codecs
-                .decode_into(&shard[range], array, &part, &self.chunk_shape, counts)
-                .map_err(within)?;
             counts.inner_read.fetch_add(1, Ordering::Relaxed);
+            Ok(Some(Decoded::Borrowed(&shard[range])))
+        };
+        let data_type = view.data_type();
+        let grid = ChunkGrid::new(view.shape(), &self.chunk_shape).map_err(text)?;
+        let past = past_edge(&per_shard, grid.grid_shape());
+        self.codecs
+            .decode_into(view, &grid, fetch, inner_name, counts)?;
+        // An inner chunk wholly past the array's edge is decoded all the same, into a chunk
+        // of its own, so that its bytes are checked.
+        if !past.is_empty() {
+            let b = self.codecs.elements();
+            let mut chunk = b
+                .codec
+                .full_dyn(&data_type, &self.chunk_shape, &b.fill_value)
+                .map_err(text)?;
+            let one = ChunkGrid::new(&self.chunk_shape, &self.chunk_shape).map_err(text)?;
+            for at in past {
+                self.codecs.decode_into(
+                    chunk.view_mut(),
+                    &one,
+                    |_| fetch(&at),
+                    |_| inner_name(&at),
+                    counts,
+                )?;
+            }
         }
         Ok(())
     }
 
-    /// Encode the shard of `shape` whose part in `array` is `region`; `None` if it holds
-    /// only the fill value. Inner chunks that hold only the fill value are not stored, as
-    /// zarr-python and tensorstore do.
-    pub fn encode_region(
+    /// Encode the shard of `shape` whose part in the array is `view` (cut at the array's
+    /// edge); `None` if every inner chunk is left out. Inner chunks that hold only the fill
+    /// value are left out, as zarr-python and tensorstore do, unless `write_empty` (then
+    /// they are stored as zarr-python's `write_empty_chunks=True` stores them); inner
+    /// chunks wholly past the array's edge are never stored, as zarr-python does either way.
+    pub fn encode_shard(
         &self,
-        array: &mut DynArray,
-        region: &[Range<usize>],
+        view: DynArrayView<'_>,
         shape: &[usize],
+        write_empty: bool,
     ) -> Result<Option<Vec<u8>>, String> {
-        let (_, index_shape, index_len) = self.index_layout(shape)?;
+        let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
+        let count = per_shard.iter().product::<usize>();
+        // The inner chunks' stored bytes in C order, as the inner chain hands them over.
+        let chunks: Mutex<Vec<Option<Vec<u8>>>> = Mutex::new(vec![None; count]);
+        let keep = |at: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+            if let Some(bytes) = bytes {
+                let mut chunks = chunks.lock().map_err(|_| "a thread failed".to_string())?;
+                chunks[flat(at, &per_shard)] = Some(bytes.into_owned());
+            }
+            Ok(())
+        };
+        let grid = ChunkGrid::new(view.shape(), &self.chunk_shape).map_err(text)?;
+        self.codecs
+            .encode(view, &grid, write_empty, keep, inner_name)?;
+        let chunks = chunks
+            .into_inner()
+            .map_err(|_| "a thread failed".to_string())?;
+        if chunks.iter().all(Option::is_none) {
+            return Ok(None);
+        }
         let start = if self.index_at_start { index_len } else { 0 };
-        let inner = ChunkGrid::new(shape, &self.chunk_shape).map_err(|e| e.to_string())?;
         let mut body = Vec::new();
-        let mut entries = Vec::new();
-        for at in inner.indices() {
-            let part = place(region, &inner.region(&at).map_err(|e| e.to_string())?);
-            // An inner chunk wholly past the array's edge holds only the fill value.
-            let encoded = if part.iter().any(|r| r.is_empty()) {
-                None
-            } else {
-                self.codecs
-                    .encode_region(array, &part, &self.chunk_shape)
-                    .map_err(|e| format!("inner chunk {at:?}: {e}"))?
-            };
-            match encoded {
+        let mut entries = Vec::with_capacity(2 * count);
+        for chunk in &chunks {
+            match chunk {
                 None => entries.extend([EMPTY, EMPTY]),
                 Some(bytes) => {
                     entries.extend([(start + body.len()) as u64, bytes.len() as u64]);
-                    body.extend_from_slice(&bytes);
+                    body.extend_from_slice(bytes);
                 }
             }
-        }
-        if entries.iter().all(|&e| e == EMPTY) {
-            return Ok(None);
         }
         let index =
             ArrayD::from_shape_vec(IxDyn(&index_shape), entries).map_err(|e| e.to_string())?;
@@ -265,18 +287,33 @@ impl Sharding {
     }
 }
 
-/// The part of the array an inner chunk covers: `inner`, its region in the shard, moved
-/// to `shard`, the shard's part of the array, and cut at the array's edge (where the
-/// shard's part ends). Empty along an axis where the inner chunk lies past the edge.
-fn place(shard: &[Range<usize>], inner: &[Range<usize>]) -> Vec<Range<usize>> {
-    shard
-        .iter()
-        .zip(inner)
-        .map(|(s, r)| {
-            let at = |offset: usize| s.start.saturating_add(offset).min(s.end);
-            at(r.start)..at(r.end)
+/// How an error names an inner chunk: by its index in the shard.
+fn inner_name(at: &[usize]) -> String {
+    format!("inner chunk {at:?}")
+}
+
+/// The place of the inner chunk at `at` in the index: C order over `per_shard`.
+fn flat(at: &[usize], per_shard: &[usize]) -> usize {
+    at.iter().zip(per_shard).fold(0, |n, (&i, &k)| n * k + i)
+}
+
+/// The inner chunks of a shard of `per_shard` inner chunks that lie wholly past the
+/// array's edge, where only `within` of them reach into the array.
+fn past_edge(per_shard: &[usize], within: &[usize]) -> Vec<Vec<usize>> {
+    if per_shard == within {
+        return Vec::new();
+    }
+    ChunkGrid::new(per_shard, &vec![1; per_shard.len()])
+        .map(|all| {
+            all.indices()
+                .filter(|at| at.iter().zip(within).any(|(i, n)| i >= n))
+                .collect()
         })
-        .collect()
+        .unwrap_or_default()
+}
+
+fn text(e: zarr_bytes::Error) -> String {
+    e.to_string()
 }
 
 impl fmt::Display for Sharding {

@@ -38,4 +38,14 @@ impl Store {
         }
         fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
+
+    /// Erase what is stored under `key`; whether there was anything.
+    pub fn remove(&self, key: &str) -> Result<bool, String> {
+        let path = self.path(key);
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
 }
