@@ -20,9 +20,22 @@
    bit, with the same codec chain in its zarr.json but for the bytes codec's endian.
 6. Corrupt chains (a bad crc32c in a chunk and in a shard index, a short shard index, a
    truncated or oversized zstd frame, a wrong decoded length, unknown codecs) must fail
-   with a message naming the chunk file or the codec, and never a panic.
+   with a message naming the chunk file or the codec, and never a panic. zstd frames that
+   state no size and chunks of two frames are streamed and read right; a streamed frame
+   longer than its chunk fails.
 7. The same as 5 for arrays tensorstore writes, when tensorstore is installed; tensorstore
    reads the copies back too.
+8. Sparse arrays (edge chunks, a non-zero fill value, -0.0 chunks beside a 0.0 fill value,
+   a NaN fill value, a transpose, shards with empty inner chunks and inner chunks past the
+   edge, several chunks and a whole shard of only the fill value): the example's copy has
+   exactly the chunk files zarr-python writes, with the same bytes (decompressed), or
+   the same empty inner chunks for shards, and zarr-python reads it back equal bit for
+   bit. The example copies zarr-python's copy of every chunk (write_empty_chunks=True),
+   over a dense copy, whose files of fill-only chunks it must erase. With
+   --write-empty-chunks it writes every chunk file of the sparse array, as
+   write_empty_chunks=True does. A chunk of NaNs with a payload is the one known
+   difference: zarr-python takes it for the NaN fill value and leaves it out, the example
+   keeps its bits.
 
 Usage: python .ci/interop.py PATH_TO_zarr_array_BINARY
 """
@@ -479,6 +492,37 @@ def corrupt_cases(root, rng):
             check(needle in out.stderr, f"{name}: message lacks {needle!r}: {out.stderr}")
 
 
+def zstd_raw_frame(data: bytes) -> bytes:
+    """A zstd frame of one raw block that states no content size, as a streaming
+    compressor writes frames: magic, a header with only a window size, the block."""
+    window = max(0, (max(len(data), 1) - 1).bit_length() - 10)
+    header = bytes([0x00, window << 3])  # no content size, not single-segment
+    block = (1 | (len(data) << 3)).to_bytes(3, "little")  # the last block, raw
+    return b"\x28\xb5\x2f\xfd" + header + block + data
+
+
+def zstd_frame_cases(root):
+    """Section 6: zstd frames that state no size, several frames in a chunk."""
+    path = os.path.join(root, "zstd_frames.zarr")
+    data = np.arange(96, dtype="int32").reshape(8, 12)
+    zarr.create_array(store=path, shape=(8, 12), chunks=(2, 3), dtype="int32")[...] = data
+    raw = {rel: numcodecs.Zstd().decode(open(os.path.join(path, rel), "rb").read())
+           for rel in chunk_files(path)}
+    # Every chunk streamed; one in two frames, each stating its size.
+    for rel, chunk in raw.items():
+        open(os.path.join(path, rel), "wb").write(zstd_raw_frame(chunk))
+    split = os.path.join("c", "1", "2")
+    zstd = numcodecs.Zstd()
+    open(os.path.join(path, split), "wb").write(zstd.encode(raw[split][:10]) + zstd.encode(raw[split][10:]))
+    example_reads("zstd_frames", path, data)
+    # A streamed frame of more bytes than the chunk can hold.
+    open(os.path.join(path, "c", "0", "0"), "wb").write(zstd_raw_frame(bytes(5000)))
+    out = run([path])
+    check(out.returncode == 1 and "panicked" not in out.stderr, f"zstd_frames: exit code {out.returncode}")
+    for needle in [os.path.join("c", "0", "0"), "zstd", "decodes to more than"]:
+        check(needle in out.stderr, f"zstd_frames: message lacks {needle!r}: {out.stderr}")
+
+
 def tensorstore_cases(root, rng):
     """Section 7: the codec chains tensorstore writes."""
     t2 = {"name": "transpose", "configuration": {"order": [1, 0]}}
@@ -524,6 +568,114 @@ def tensorstore_cases(root, rng):
         check(same(expected, data), f"{name}: tensorstore reads its own data back")
         example_reads(name, path, expected, expect)
         copies_read_back(name, path, expected, [("tensorstore", tensorstore_read), ("zarr-python", zarr_read)])
+
+
+def stored_bytes(path, rel):
+    """A chunk file's bytes, decompressed if it is a zstd frame."""
+    data = open(os.path.join(path, rel), "rb").read()
+    return numcodecs.Zstd().decode(data) if data[:4] == b"\x28\xb5\x2f\xfd" else data
+
+
+def empty_inner(path, rel, per_shard):
+    """Which inner chunks of a shard are empty, from its index at the end (the default
+    index codecs: little-endian bytes and crc32c)."""
+    data = open(os.path.join(path, rel), "rb").read()
+    index = np.frombuffer(data[-(16 * per_shard + 4):-4], "<u8").reshape(per_shard, 2)
+    return (index == 2**64 - 1).all(axis=1).tolist()
+
+
+def sparse_cases(root, rng):
+    """Section 8: which chunk files the example writes, against zarr-python."""
+    def part(shape):
+        return lambda dtype: any_values(dtype, shape, rng)
+
+    def nan_bits(bits, shape):
+        return np.full(shape, bits, "<u4").view("<f4")
+
+    # name, dtype, shape, chunks, create_array options, fill value, the regions given
+    # values (their own, or random ones), and chunk keys the example writes but
+    # zarr-python leaves out.
+    cases = [
+        # Edge chunks, one of them all fill value; a chunk with one element off by an ulp.
+        ("f32", "float32", (10, 13), (4, 5), {}, 1.5,
+         [(np.s_[0:4, 0:5], part((4, 5))), (np.s_[8:10, 10:13], part((2, 3))),
+          (np.s_[5:6, 7:8], lambda dt: np.nextafter(np.float32(1.5), np.float32(2)))], []),
+        # -0.0 is not the fill value 0.0: a chunk of it and a chunk with one of it stay.
+        ("zero", "float64", (9, 8), (3, 4),
+         {"compressors": None, "filters": [TransposeCodec(order=(1, 0))]}, 0.0,
+         [(np.s_[0:3, 0:4], lambda dt: -0.0), (np.s_[4:5, 5:6], lambda dt: -0.0),
+          (np.s_[6:9, 0:4], part((3, 4)))], []),
+        # A NaN fill value: a chunk of NaN is left out; one of a NaN with a payload is kept
+        # by the example (bit for bit) and left out by zarr-python (NaN equals NaN).
+        ("nan", "float32", (6, 8), (3, 3), {"compressors": Crc32cCodec()}, float("nan"),
+         [(np.s_[0:3, 0:3], lambda dt: np.float32("nan")),
+          (np.s_[0:3, 3:6], lambda dt: nan_bits(0x7FC00123, (3, 3))),
+          (np.s_[3:6, 6:8], part((3, 2)))], ["c/0/1"]),
+        # Shards: one with an empty inner chunk, one full, an edge shard with inner chunks
+        # past the edge, and whole shards of only the fill value.
+        ("shard", "int16", (10, 12), (2, 3), {"shards": (4, 6), "compressors": Crc32cCodec()}, 7,
+         [(np.s_[0:2, 0:3], part((2, 3))), (np.s_[4:8, 6:12], part((4, 6))),
+          (np.s_[8:10, 3:6], part((2, 3)))], []),
+    ]
+    for name, dtype, shape, chunks, options, fill, regions, kept in cases:
+        data = np.full(shape, fill, dtype)
+        for region, make in regions:
+            data[region] = make(dtype)
+        paths = {kind: os.path.join(root, f"sparse_{name}.{kind}.zarr")
+                 for kind in ("source", "full", "dense", "copy", "copy_full")}
+
+        def create(path, values, write_empty=False):
+            arr = zarr.create_array(store=path, shape=shape, chunks=chunks, dtype=dtype,
+                                    fill_value=fill, config={"write_empty_chunks": write_empty},
+                                    **options)
+            arr[...] = values
+            return arr
+
+        create(paths["source"], data)
+        create(paths["full"], data, write_empty=True)
+        create(paths["dense"], any_values(dtype, shape, rng))
+        expected = zarr_read(paths["source"])
+        theirs = set(chunk_files(paths["source"]))
+        every = set(chunk_files(paths["full"]))
+        check(len(every) - len(theirs) >= 2, f"sparse {name}: zarr-python left out {every - theirs}")
+        example_reads(f"sparse {name}", paths["source"], expected, {"missing"})
+
+        # A dense copy, then over it a copy of zarr-python's copy of every chunk, so that
+        # the example finds the fill-only chunks itself: their files go.
+        for source in ("dense", "full"):
+            out = run([paths[source], "--write", paths["copy"]])
+            check(out.returncode == 0, f"sparse {name}: --write from {source} failed: {out.stderr}")
+        erased = re.search(r"\((\d+) erased\)", out.stdout)
+        want = theirs | set(kept)
+        check(erased is not None and int(erased.group(1)) == len(every - want),
+              f"sparse {name}: erased: {out.stdout[-300:]}")
+        ours = set(chunk_files(paths["copy"]))
+        check(ours == want, f"sparse {name}: example wrote {sorted(ours ^ want)} unlike zarr-python")
+        check(same(zarr_read(paths["copy"]), data),
+              f"sparse {name}: zarr-python reads the example's copy differently")
+
+        # Every chunk with --write-empty-chunks, as zarr-python's write_empty_chunks=True,
+        # from the sparse source: its missing chunks are written as the fill value.
+        out = run([paths["source"], "--write", paths["copy_full"], "--write-empty-chunks"])
+        check(out.returncode == 0, f"sparse {name}: --write-empty-chunks failed: {out.stderr}")
+        ours_full = set(chunk_files(paths["copy_full"]))
+        check(ours_full == every, f"sparse {name}: --write-empty-chunks wrote {sorted(ours_full ^ every)} "
+              f"unlike zarr-python")
+        check(same(zarr_read(paths["copy_full"]), expected),
+              f"sparse {name}: zarr-python reads the --write-empty-chunks copy differently")
+
+        # The files' contents: chunks byte for byte (decompressed), shards by which inner
+        # chunks are empty.
+        for copy, reference in [("copy", "source"), ("copy_full", "full")]:
+            # The source lost the kept chunks' bits: they are the copy's own.
+            for rel in sorted(set(chunk_files(paths[copy])) & set(chunk_files(paths[reference])) - set(kept)):
+                if "shards" in options:
+                    per_shard = int(np.prod(np.array(options["shards"]) // chunks))
+                    a, b = (empty_inner(paths[k], rel, per_shard) for k in (copy, reference))
+                    check(a == b, f"sparse {name}: {copy} shard {rel}: empty inner chunks {a} != {b}")
+                else:
+                    check(stored_bytes(paths[copy], rel) == stored_bytes(paths[reference], rel),
+                          f"sparse {name}: {copy} chunk {rel} differs from zarr-python's")
 
 
 root = tempfile.mkdtemp(prefix="zarr-interop-")
@@ -633,6 +785,8 @@ try:
 
     chain_cases(root, rng)
     corrupt_cases(root, rng)
+    zstd_frame_cases(root)
+    sparse_cases(root, rng)
     if tensorstore is None:
         print("tensorstore is not installed: its cases are skipped", flush=True)
     else:
