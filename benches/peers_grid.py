@@ -33,9 +33,17 @@ The data is a smooth field rounded to 1/64 (`--quantize`), which zstd compresses
 and `--runs` change the array and the runs; sizes that make no square-ish whole grid of
 chunks get a square array with edge chunks.
 
+Two arrays are timed, each in its own rows (`--case` picks one): `dense`, the array above,
+and `sparse`, the same with 90 % of its chunks (all but every tenth in C order) set to
+the fill value 0, which every writer leaves out by default (zarr-python's
+`write_empty_chunks=False`, tensorstore's `store_data_equal_to_fill_value=false`,
+`zarr_array`'s default): a read fills the missing chunks, a write finds them all fill
+value and stores nothing for them. GB/s of the sparse array count its whole size too.
+
 `--check` (with small sizes: `--size-mib 64 --runs 1 --check`) reads every writer's output
 back with zarr-python and compares its chunk files, decompressed, with the source's and
-with the data: the compressed bytes may differ between writers, the decompressed may not.
+with the data: the compressed bytes may differ between writers, the decompressed may not,
+and every writer must store the same chunk files (for the sparse array, the tenth).
 The Markdown table goes to stdout, progress to stderr. GB = 10^9 bytes of the array.
 """
 
@@ -113,6 +121,19 @@ def field(shape, quantize, block_rows=256):
             block = np.round(block * quantize) / quantize
         out[r0 : r0 + len(i)] = block
     return out
+
+
+def sparsify(data, chunks, fill=0.0, keep_every=10):
+    """Set all chunks but every `keep_every`-th (in C order) of `data` to `fill`, in place;
+    the number of chunks kept and of chunks in all."""
+    grid = [math.ceil(s / c) for s, c in zip(data.shape, chunks)]
+    kept = 0
+    for n, index in enumerate(np.ndindex(*grid)):
+        if n % keep_every == 0:
+            kept += 1
+            continue
+        data[tuple(slice(k * c, (k + 1) * c) for k, c in zip(index, chunks))] = fill
+    return kept, math.prod(grid)
 
 
 # --- files and the page cache -----------------------------------------------------------
@@ -275,7 +296,8 @@ def example_run(program, src, dst):
 
 
 class Row:
-    def __init__(self, name, out_dir):
+    def __init__(self, case, name, out_dir):
+        self.case = case
         self.name = name
         self.out = out_dir
         self.reads = []
@@ -384,22 +406,35 @@ def cell(times):
 
 
 def table(rows, nbytes):
-    out = ["| reader/writer | read s (min / median) | write s (min / median) | read GB/s | write GB/s |",
-           "|---|---:|---:|---:|---:|"]
+    out = ["| array | reader/writer | read s (min / median) | write s (min / median) | read GB/s | write GB/s |",
+           "|---|---|---:|---:|---:|---:|"]
     for row in rows:
         if row.error and not row.reads:
-            out.append(f"| {row.name} | error: {row.error} | | | |")
+            out.append(f"| {row.case} | {row.name} | error: {row.error} | | | |")
             continue
         read_m, write_m = statistics.median(row.reads), statistics.median(row.writes)
-        out.append(f"| {row.name} | {cell(row.reads)} | {cell(row.writes)} | "
+        out.append(f"| {row.case} | {row.name} | {cell(row.reads)} | {cell(row.writes)} | "
                    f"{nbytes / read_m / 1e9:.2f} | {nbytes / write_m / 1e9:.2f} |")
         if row.error:  # it failed after some runs: say so under its figures
-            out.append(f"| {row.name} (later run) | error: {row.error} | | | |")
+            out.append(f"| {row.case} | {row.name} (later run) | error: {row.error} | | | |")
     return out
 
 
 def mib(n):
     return f"{n / MIB:.1f} MiB"
+
+
+class Case:
+    """One array timed: its source, its rows, and what the runs found."""
+
+    def __init__(self, name, work, names):
+        self.name = name
+        self.src = work / f"source-{name}.zarr"
+        self.rows = [Row(name, n, work / f"out-{name}-{re.sub(r'[^A-Za-z0-9_.-]', '_', n)}.zarr")
+                     for n in names]
+        self.evict = None
+        self.check_lines, self.problems = [], 0
+        self.stored, self.packed, self.sizes = {}, 0, {}
 
 
 def main():
@@ -413,11 +448,15 @@ def main():
                         help="a zarr_array binary to run (repeatable)")
     parser.add_argument("--quantize", type=int, default=64, metavar="N",
                         help="round the data to multiples of 1/N (default 64; 0: not rounded)")
+    parser.add_argument("--case", action="append", choices=["dense", "sparse"],
+                        help="the array to time (repeatable; default both)")
     parser.add_argument("--check", action="store_true",
                         help="verify every writer's output against the data")
     args = parser.parse_args()
     if args.size_mib < 1 or args.chunk_mib < 1 or args.runs < 1:
         parser.error("--size-mib, --chunk-mib and --runs must be positive")
+    # Dense first: the sparse array is made from the dense one in place.
+    case_names = [c for c in ("dense", "sparse") if c in (args.case or ["dense", "sparse"])]
 
     examples = {}
     for value in args.example:
@@ -431,39 +470,46 @@ def main():
     fresh = args.dir is None
     work = Path(tempfile.mkdtemp(prefix="peers_grid-", dir="/tmp") if fresh else args.dir).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    src = work / "source.zarr"
     names = ["zarr-python", "tensorstore", *examples]
-    rows = [Row(name, work / ("out-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".zarr"))
-            for name in names]
+    cases = [Case(name, work, names) for name in case_names]
     try:
         shape, chunks = shapes(args.size_mib, args.chunk_mib)
         nbytes = math.prod(shape) * ITEM
         free = shutil.disk_usage(work).free
-        if free < nbytes * (len(rows) + 1):
+        if free < nbytes * (len(names) + 1):
             log(f"warning: {mib(free)} free in {work}, the arrays may need up to "
-                f"{mib(nbytes * (len(rows) + 1))}")
+                f"{mib(nbytes * (len(names) + 1))}")
 
-        log(f"generating {shape} float32 ({mib(nbytes)}) and writing {src} with zarr-python")
+        log(f"generating {shape} float32 ({mib(nbytes)})")
         data = field(shape, args.quantize)
-        shutil.rmtree(src, ignore_errors=True)
-        arr = zarr.create_array(src, shape=shape, chunks=chunks, dtype="float32")
-        arr[...] = data
-        meta = json.loads((src / "zarr.json").read_text())
-        stored = chunk_files(src)
-        packed = sum(stored.values())
         grid = [math.ceil(s / c) for s, c in zip(shape, chunks)]
+        sparse_text = ""
+        meta = None
+        for case in cases:
+            if case.name == "sparse":
+                kept, total = sparsify(data, chunks)
+                sparse_text = (f"; the sparse array is the same with {total - kept} of its {total} chunks "
+                               f"({100 * (total - kept) / total:.0f} %, all but every tenth) the fill value 0")
+            log(f"{case.name}: writing {case.src} with zarr-python")
+            shutil.rmtree(case.src, ignore_errors=True)
+            arr = zarr.create_array(case.src, shape=shape, chunks=chunks, dtype="float32")
+            arr[...] = data
+            meta = json.loads((case.src / "zarr.json").read_text())
+            case.stored = chunk_files(case.src)
+            case.packed = sum(case.stored.values())
 
-        # Load each library's code paths once, untimed, before the first timed run.
-        zarr.open_array(src, mode="r")[: chunks[0], : chunks[1]]
-        ts.open(ts_spec(src)).result()[: chunks[0], : chunks[1]].read().result()
+            # Load each library's code paths once, untimed, before the first timed run.
+            zarr.open_array(case.src, mode="r")[: chunks[0], : chunks[1]]
+            ts.open(ts_spec(case.src)).result()[: chunks[0], : chunks[1]].read().result()
 
-        evict = Evictor(work, src)
-        measure(rows, examples, data, src, meta, evict, args.runs, args.check)
+            case.evict = Evictor(work, case.src)
+            measure(case.rows, examples, data, case.src, meta, case.evict, args.runs, args.check)
+            if args.check:
+                case.check_lines, case.problems = check_outputs(data, meta, case.src, case.rows)
+            case.sizes = {r.name: sum(chunk_files(r.out).values())
+                          for r in case.rows if r.out.exists() and not r.error}
 
-        check_lines, problems = check_outputs(data, meta, src, rows) if args.check else ([], 0)
-        sizes = {r.name: sum(chunk_files(r.out).values())
-                 for r in rows if r.out.exists() and not r.error}
-
+        rows = [row for case in cases for row in case.rows]
         data_text = ("sin(i/97) * cos(j/131) * 100 + (i*j % 7) * 0.01"
                      + (f", rounded to 1/{args.quantize}" if args.quantize else ""))
         edge = " (edge chunks on the last row and column)" if any(s % c for s, c in zip(shape, chunks)) else ""
@@ -471,8 +517,8 @@ def main():
                              for name in ("zarr", "numpy", "tensorstore", "numcodecs"))
         print(f"Zarr v3 `float32` array {shape} in chunks of {chunks} "
               f"({grid[0]} x {grid[1]} = {math.prod(grid)} chunks of {mib(math.prod(chunks) * ITEM)}){edge}, "
-              f"{mib(nbytes)}; data {data_text}; {args.runs} run{'s' if args.runs > 1 else ''} per row, min / median; GB/s of the median, "
-              f"GB = 10^9 bytes of the uncompressed array.")
+              f"{mib(nbytes)}; data {data_text}{sparse_text}; {args.runs} run{'s' if args.runs > 1 else ''} "
+              f"per row, min / median; GB/s of the median, GB = 10^9 bytes of the uncompressed array.")
         print()
         print("\n".join(table(rows, nbytes)))
         print()
@@ -483,18 +529,21 @@ def main():
               f"{zarr.config.get('threading.max_workers')}; tensorstore's default context")
         print(f"- shape {shape}, chunk shape {chunks}, codecs {json.dumps(meta['codecs'])} "
               f"(as zarr-python stored them)")
-        print(f"- compressed size on disk {mib(packed)} in {len(stored)} chunk files, "
-              f"ratio {nbytes / packed:.2f} (zarr-python's source); the writers' copies: "
-              + ", ".join(f"{name} {mib(size)}" for name, size in sizes.items()))
-        print(f"- page cache: {evict.summary()}")
+        for case in cases:
+            print(f"- {case.name}: compressed size on disk {mib(case.packed)} in {len(case.stored)} chunk files, "
+                  f"ratio {nbytes / case.packed:.2f} (zarr-python's source); the writers' copies: "
+                  + ", ".join(f"{name} {mib(size)}" for name, size in case.sizes.items()))
+            print(f"- {case.name}, page cache: {case.evict.summary()}")
         for name, path in examples.items():
             print(f"- {name}: `{path} SRC --write DST --endian little --time`")
+        problems = sum(case.problems for case in cases)
         if args.check:
             verdict = "all outputs agree" if problems == 0 else f"{problems} PROBLEMS"
             if any(r.error for r in rows):
                 verdict += " (rows with errors not checked)"
             print(f"- check: {verdict}")
-            print("\n".join("  " + line for line in check_lines))
+            for case in cases:
+                print("\n".join(f"  - {case.name}, {line[2:]}" for line in case.check_lines))
         return 1 if problems or any(r.error for r in rows) else 0
     finally:
         if args.keep:
@@ -502,8 +551,9 @@ def main():
         elif fresh:
             shutil.rmtree(work, ignore_errors=True)
         else:  # a directory given by --dir: remove only what this script wrote in it
-            for path in [src, *(r.out for r in rows)]:
-                shutil.rmtree(path, ignore_errors=True)
+            for case in cases:
+                for path in [case.src, *(r.out for r in case.rows)]:
+                    shutil.rmtree(path, ignore_errors=True)
 
 
 if __name__ == "__main__":
