@@ -364,20 +364,7 @@ macro_rules! dyn_array {
             /// # Ok::<(), zarr_bytes::Error>(())
             /// ```
             pub fn assign_region(&mut self, region: &[Range<usize>], from: &DynArray) -> Result<(), Error> {
-                region::check(self.shape(), region)?;
-                let (expected, found) = (self.data_type(), from.data_type());
-                if expected != found {
-                    return Err(Error::TypeMismatch { expected, found });
-                }
-                let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
-                if !from.shape().is_empty() && from.shape() != shape.as_slice() {
-                    return Err(Error::RegionShapeMismatch {
-                        expected: shape.into(),
-                        actual: from.shape().into(),
-                    });
-                }
-                self.assign_unchecked(region, from);
-                Ok(())
+                self.view_mut().assign_region(region, from)
             }
 
             /// [`assign_region`](Self::assign_region) of a checked region and array.

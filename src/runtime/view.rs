@@ -302,6 +302,56 @@ impl<'a> DynArrayViewMut<'a> {
         }
     }
 
+    /// A mutable view of the same elements, borrowed for a shorter while: to hand this view
+    /// to a call that takes it by value and keep it.
+    pub fn view_mut(&mut self) -> DynArrayViewMut<'_> {
+        DynArrayViewMut {
+            array: self.array,
+            window: self.window.clone(),
+        }
+    }
+
+    /// Overwrite `region` (one range per axis of this view) with `from`, of the region's
+    /// shape, or with every element of `from` when it is 0-d (a fill value): as
+    /// [`DynArray::assign_region`], in the owner's memory.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`], [`Error::ReversedRange`] and [`Error::RegionOutOfBounds`]
+    /// for a region that does not fit the view, [`Error::TypeMismatch`] for a `from` of
+    /// another data type, and [`Error::RegionShapeMismatch`] for one of another shape.
+    /// Nothing is written then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, ArrayD, IxDyn};
+    /// use serde_json::json;
+    /// use zarr_bytes::{DataType, DynArray};
+    ///
+    /// let mut d = DynArray::from(ArrayD::<i16>::zeros(IxDyn(&[2, 3])));
+    /// let mut t = d.view_mut().permuted_axes(&[1, 0])?; // 3 × 2
+    /// t.assign_region(&[1..3, 0..1], &DynArray::full(&DataType::Int16, &[], &json!(-1))?)?;
+    /// assert_eq!(d, DynArray::from(array![[0i16, -1, -1], [0, 0, 0]].into_dyn()));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn assign_region(&mut self, region: &[Range<usize>], from: &DynArray) -> Result<(), Error> {
+        region::check(self.shape(), region)?;
+        let (expected, found) = (self.data_type(), from.data_type());
+        if expected != found {
+            return Err(Error::TypeMismatch { expected, found });
+        }
+        let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+        if !from.shape().is_empty() && from.shape() != shape.as_slice() {
+            return Err(Error::RegionShapeMismatch {
+                expected: shape.into(),
+                actual: from.shape().into(),
+            });
+        }
+        self.assign_unchecked(region, from);
+        Ok(())
+    }
+
     /// A mutable view of `region` (one range per axis of this view).
     ///
     /// # Errors

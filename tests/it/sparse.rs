@@ -460,3 +460,71 @@ fn every_data_type_sparse_through_views() {
         }
     }
 }
+
+/// A mutable view assigns through its window, checks like `DynArray::assign_region`, and
+/// lends itself again.
+#[test]
+fn mutable_views_assign_through_their_window() {
+    use zarr_bytes::{DataType, DynArray};
+    let mut d = DynArray::from(ndarray::ArrayD::<u8>::zeros(IxDyn(&[3, 4])));
+    let mut v = d.view_mut().permuted_axes(&[1, 0]).unwrap(); // 4 × 3
+    let mut part = v.slice_region_mut(&[1..4, 2..3]).unwrap(); // column 2 of the array, rows 1..4 of the view
+    let from = DynArray::from(ndarray::array![[7u8], [8], [9]].into_dyn());
+    part.assign_region(&[0..3, 0..1], &from).unwrap();
+    let e = part.assign_region(&[0..2, 0..1], &from).unwrap_err();
+    assert!(matches!(e, Error::RegionShapeMismatch { .. }), "{e:?}");
+    let other = DynArray::from(ndarray::array![[7i8]].into_dyn());
+    let e = part.assign_region(&[0..1, 0..1], &other).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::TypeMismatch {
+                expected: DataType::UInt8,
+                found: DataType::Int8
+            }
+        ),
+        "{e:?}"
+    );
+    let e = part.assign_region(&[0..4, 0..1], &from).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::RegionOutOfBounds {
+                axis: 0,
+                end: 4,
+                len: 3
+            }
+        ),
+        "{e:?}"
+    );
+    let e = v.view_mut().permuted_axes(&[0, 0]).unwrap_err();
+    assert!(matches!(e, Error::InvalidAxisOrder { .. }), "{e:?}");
+    let codec = BytesCodec::new(Endian::Little);
+    let grid = ChunkGrid::new(&[4, 3], &[4, 3]).unwrap();
+    codec
+        .decode_chunks_into_dyn(v.view_mut(), &grid, &serde_json::json!(0), |_| {
+            Ok::<_, Error>(None::<&[u8]>)
+        })
+        .unwrap();
+    v.assign_region(
+        &[0..1, 0..1],
+        &DynArray::from(ndarray::arr0(5u8).into_dyn()),
+    )
+    .unwrap();
+    assert_eq!(v.shape(), &[4, 3]);
+    assert_eq!(
+        d,
+        DynArray::from(ndarray::array![[5u8, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]].into_dyn())
+    );
+    // Before the fill, the column held 7, 8, 9 below row 0: checked through a fresh view.
+    let mut e2 = DynArray::from(ndarray::ArrayD::<u8>::zeros(IxDyn(&[3, 4])));
+    let mut w = e2.view_mut().permuted_axes(&[1, 0]).unwrap();
+    w.slice_region_mut(&[1..4, 2..3])
+        .unwrap()
+        .assign_region(&[0..3, 0..1], &from)
+        .unwrap();
+    assert_eq!(
+        e2,
+        DynArray::from(ndarray::array![[0u8, 0, 0, 0], [0, 0, 0, 0], [0, 7, 8, 9]].into_dyn())
+    );
+}
