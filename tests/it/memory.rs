@@ -394,3 +394,22 @@ fn sparse_writes_and_whole_reads_allocate_no_chunk_each() {
     assert!(count < 64, "{count} allocations");
     assert!(peak < 1024 * 1024 * 2 + 128 * 1024, "{peak} bytes");
 }
+
+/// Text and structs of a view that is their whole array, in order, encode from the array
+/// itself: no copy of their values.
+#[test]
+fn whole_views_of_text_are_not_copied() {
+    use zarr_bytes::{DynArray, FixedLength};
+    let n = 4096;
+    let values = ArrayD::from_shape_fn(IxDyn(&[n]), |i| format!("{}", i[0]));
+    let text = DynArray::FixedLengthUtf32(
+        FixedLength::<String>::new(values, std::num::NonZeroUsize::new(4).unwrap()).unwrap(),
+    );
+    let codec = BytesCodec::new(Endian::Little);
+    let (bytes, count, largest, _) = measure(|| codec.encode_dyn(&text).unwrap());
+    assert_eq!(largest, n * 16);
+    assert!(count < 8, "{count} allocations");
+    let half = 0..n / 2;
+    let part = text.view().slice_region(std::slice::from_ref(&half)).unwrap();
+    assert_eq!(codec.encode_dyn(&part).unwrap(), bytes[..n * 8]);
+}

@@ -528,3 +528,41 @@ fn mutable_views_assign_through_their_window() {
         DynArray::from(ndarray::array![[0u8, 0, 0, 0], [0, 0, 0, 0], [0, 7, 8, 9]].into_dyn())
     );
 }
+
+/// Raw elements compare record by record whatever the layout of their bytes; byte strings
+/// compare their values without the zeros that pad them, to the last byte.
+#[test]
+fn raw_and_text_fill_tests_by_their_bytes() {
+    use ndarray::ArrayD;
+    use serde_json::json;
+    use zarr_bytes::{DataType, DynArray, RawArray};
+    let codec = BytesCodec::new(Endian::Little);
+    // r24 records of [1, 2, 3], their bytes in Fortran order: byte k of every record, then
+    // byte k + 1.
+    let records = ArrayD::from_shape_fn(IxDyn(&[4, 5, 3]).f(), |i| i[2] as u8 + 1);
+    let raw = DynArray::RawBits(RawArray::new(records).unwrap());
+    assert!(codec.is_fill_dyn(&raw, &json!([1, 2, 3])).unwrap());
+    assert!(!codec.is_fill_dyn(&raw, &json!([1, 2, 4])).unwrap());
+    let part = raw.view().slice_region(&[1..3, 2..5]).unwrap();
+    assert!(codec
+        .is_fill_dyn(part.permuted_axes(&[1, 0]).unwrap(), &json!([1, 2, 3]))
+        .unwrap());
+    // null_terminated_bytes of 4: trailing zeros pad, the last byte of a value counts.
+    let t: DataType = r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":4}}"#
+        .parse()
+        .unwrap();
+    let fill = json!([1, 2, 3]);
+    let a = codec.full_dyn(&t, &[3], &fill).unwrap();
+    assert!(codec.is_fill_dyn(&a, &fill).unwrap());
+    assert!(codec.is_fill_dyn(&a, &json!([1, 2, 3, 0])).unwrap());
+    assert!(!codec.is_fill_dyn(&a, &json!([1, 2, 4])).unwrap());
+    assert!(!codec.is_fill_dyn(&a, &json!([1, 2])).unwrap());
+    assert!(!codec.is_fill_dyn(&a, &json!([1, 2, 3, 4])).unwrap());
+    let u: DataType = r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":8}}"#
+        .parse()
+        .unwrap();
+    let s = codec.full_dyn(&u, &[2, 2], &json!("ab")).unwrap();
+    assert!(codec.is_fill_dyn(&s, &json!("ab")).unwrap());
+    assert!(!codec.is_fill_dyn(&s, &json!("a")).unwrap());
+    assert!(!codec.is_fill_dyn(&s, &json!("ac")).unwrap());
+}
