@@ -410,6 +410,9 @@ fn whole_views_of_text_are_not_copied() {
     assert_eq!(largest, n * 16);
     assert!(count < 8, "{count} allocations");
     let half = 0..n / 2;
-    let part = text.view().slice_region(std::slice::from_ref(&half)).unwrap();
+    let part = text
+        .view()
+        .slice_region(std::slice::from_ref(&half))
+        .unwrap();
     assert_eq!(codec.encode_dyn(&part).unwrap(), bytes[..n * 8]);
 }

@@ -497,8 +497,18 @@ fn mutable_views_assign_through_their_window() {
         ),
         "{e:?}"
     );
-    let e = v.view_mut().permuted_axes(&[0, 0]).unwrap_err();
-    assert!(matches!(e, Error::InvalidAxisOrder { .. }), "{e:?}");
+    for order in [&[0, 0][..], &[0, 2], &[1], &[1, 0, 2]] {
+        let e = v.view_mut().permuted_axes(order).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidAxisOrder { order: o, ndim: 2 } if **o == *order),
+            "{e:?}"
+        );
+        let e = v.view().permuted_axes(order).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidAxisOrder { ndim: 2, .. }),
+            "{e:?}"
+        );
+    }
     let codec = BytesCodec::new(Endian::Little);
     let grid = ChunkGrid::new(&[4, 3], &[4, 3]).unwrap();
     codec
