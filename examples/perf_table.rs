@@ -9,9 +9,10 @@
 //! below), `--planes N` (planes of the 3-D layouts, default 4; 3 for an RGB image; each
 //! array is then cut to a whole number of planes of whole 4096-element rows), `--layouts
 //! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout; grid
-//! layouts only skip every table but the grid tables), `--grid-mib M` (bytes per array of
-//! the grid rows, default 4 × `--size-mib`: 256 MiB), `--chunk-mib M` (bytes per chunk of
-//! the grid rows, default 2) or `--quick` (a 4 MiB smoke run, 16 MiB grid arrays).
+//! layouts only skip every table but the grid and sparse tables), `--grid-mib M` (bytes per
+//! array of the grid rows, default 4 × `--size-mib`: 256 MiB), `--chunk-mib M` (bytes per
+//! chunk of the grid rows, default 2), `--sparse` (the sparse tables only, below) or
+//! `--quick` (a 4 MiB smoke run, 16 MiB grid arrays).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
 //! 10⁹ encoded bytes per second. The ratio divides a path's GB/s by its baseline's,
@@ -64,6 +65,26 @@
 //! counts the array's bytes, not the edge chunks' padding. With the `rayon` feature the
 //! parallel table adds the grid paths too, all chunks on the pool against one thread.
 //!
+//! The sparse tables take the same grid layouts, types and arrays, each type with a fill
+//! value that is not zero (42.5, 0xa5a5, 0xff), and a second array of the same layout
+//! holding only that value (written memory, not fresh zero pages). In the same rounds,
+//! from cold caches, one thread: `memcpy-prealloc` and `memcpy-fresh` of the array's
+//! bytes; `sum of bytes`, a wrapping `u8` sum of the fill-only array's memory (a read pass
+//! and nothing else); `is_zarr_fill` of that array; `encode_zarr_chunks` and
+//! `encode_zarr_chunks_sparse` of it (every chunk left out) and of the dense array (every
+//! chunk lent to a sink that reads its first byte, as the grid rows' sink does); and the
+//! array built in C order from the dense array's chunks with every tenth missing (the
+//! chunks at positions 0, 10, 20, … of grid order), `Array::from_elem` of the fill value
+//! then `decode_zarr_chunks_into`, against `from_zarr_chunks`, both allocating the array
+//! inside the timed run (and freeing it), as `memcpy-fresh` does. Each row's ratio is to
+//! the row it names as baseline; a second table gathers the sparse paths' ratios to the
+//! plain ones. A third times `is_zarr_fill` against `sum of bytes` in cache: the
+//! fill-only array of the same layout at 1 MiB and 256 KiB, batches of calls back to back
+//! (about 32 MiB read per batch), warm, alternating, median of `4 × --runs` batches each.
+//! Before timing, the rows are checked: the fill test tells the arrays apart, the sparse
+//! encoding lends every chunk of the dense array with the bytes `encode_zarr_chunks`
+//! makes and none of the other, and both ways of building the array agree.
+//!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
 
@@ -76,7 +97,9 @@ mod arrays;
 #[path = "../benches/cold/mod.rs"]
 mod cold;
 
-use arrays::{source, touch, Arrays, Gridded, Sink, CHUNKS, GRIDS, LAYOUTS};
+use arrays::{
+    source, source_missing, touch, touch_lent, Arrays, Gridded, Sink, CHUNKS, GRIDS, LAYOUTS,
+};
 use cold::Cold;
 
 use ndarray::Array2;
@@ -86,7 +109,8 @@ use zarr_bytes::{
 };
 
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
-                     [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--quick]";
+                     [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--sparse] \
+                     [--quick]";
 
 /// The element types of the grid rows, in their order; the others of `--types` have none.
 const GRID_TYPES: [&str; 3] = ["f64", "u16", "u8"];
@@ -115,6 +139,8 @@ struct Options {
     chunk_mib: usize,
     /// The grid layouts measured, in [`GRIDS`] order.
     grids: Vec<&'static str>,
+    /// The sparse tables only.
+    sparse: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -128,6 +154,7 @@ fn parse_args() -> Result<Options, String> {
         grid_mib: None,
         chunk_mib: 2,
         grids: GRIDS.iter().map(|&(g, _)| g).collect(),
+        sparse: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -148,6 +175,7 @@ fn parse_args() -> Result<Options, String> {
             "--grid-mib" => options.grid_mib = Some(number("--grid-mib", 1)?),
             "--chunk-mib" => options.chunk_mib = number("--chunk-mib", 1)?,
             "--quick" => options.size_mib = 4,
+            "--sparse" => options.sparse = true,
             "--types" => {
                 let list = args.next().ok_or("--types needs a value")?;
                 options.types = list.split(',').map(str::to_string).collect();
@@ -909,6 +937,342 @@ fn grid_table(size: &GridSize, rows: &[GridRow]) {
     }
 }
 
+/// Chunks missing in the `from_zarr_chunks` rows: every tenth, in grid order.
+const MISSING: usize = 10;
+
+/// The rows of the sparse table, in its order: path, data, and the row each is read against
+/// (the baseline of its ratio).
+const SPARSE: [(&str, &str, usize); 10] = [
+    (PREALLOC, "n/a", 0),
+    (FRESH, "n/a", 1),
+    ("sum of bytes", "fill", 0),
+    ("is_zarr_fill", "fill", 2),
+    ("encode_zarr_chunks", "fill", 0),
+    ("encode_zarr_chunks_sparse", "fill", 4),
+    ("encode_zarr_chunks", "dense", 0),
+    ("encode_zarr_chunks_sparse", "dense", 6),
+    ("from_elem + decode_zarr_chunks_into", "1/10 missing", 1),
+    ("from_zarr_chunks", "1/10 missing", 8),
+];
+
+/// The rows of [`SPARSE`] whose ratios are the sparse paths' own, with the summary's
+/// headings.
+const SPARSE_RATIOS: [(usize, &str); 4] = [
+    (5, "sparse / plain encode, fill-only"),
+    (7, "sparse / plain encode, dense"),
+    (3, "is_zarr_fill / sum"),
+    (9, "from_zarr_chunks / (from_elem + decode)"),
+];
+
+/// The sparse rows of one element type and grid layout, from the same rounds.
+struct SparseRow {
+    ty: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    /// GB/s of the array's bytes, one per row of [`SPARSE`].
+    gbps: [f64; SPARSE.len()],
+    /// The same array of 1 MiB and 256 KiB, warm: GB/s of `sum of bytes` and of
+    /// `is_zarr_fill`.
+    in_cache: Vec<(usize, f64, f64)>,
+}
+
+/// A grid layout's array, dense and of only the fill value, and what the sparse rows
+/// convert them to and from.
+struct SparseBuffers<T> {
+    dense: Gridded<T>,
+    /// The array of `dense`'s shape and layout holding only `fill`.
+    fills: Gridded<T>,
+    fill: T,
+    /// Every chunk of `dense` encoded (edges padded with `fill`), in grid order.
+    chunks: Vec<Vec<u8>>,
+    /// `dense` encoded whole, and the output of `memcpy-prealloc`.
+    encoded: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// A wrapping sum of the bytes of `array`'s memory: a read pass, nothing else.
+fn byte_sum<T: bytemuck::Pod>(array: &ndarray::ArrayD<T>) -> u8 {
+    let memory = array.as_slice_memory_order().expect("one memory slice");
+    bytemuck::cast_slice::<T, u8>(memory)
+        .iter()
+        .fold(0u8, |sum, &x| sum.wrapping_add(x))
+}
+
+/// Time the sparse rows of one element type and grid layout, big endian, round-robin,
+/// each timed run from cold caches; then the fill test against the sum in cache.
+fn measure_sparse<T: Element + PartialEq + bytemuck::Pod>(
+    ty: &'static str,
+    layout: &'static str,
+    size: &GridSize,
+    runs: usize,
+    cold: &Cold,
+    (value, fill): (fn(usize) -> T, T),
+) -> SparseRow {
+    use ndarray::ArrayD;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use zarr_bytes::ChunkDecode;
+
+    let e = Endian::Big;
+    let dense = Gridded::new(layout, size.bytes, size.chunk_bytes, size.planes, value);
+    let chunks = dense.encode_chunks_padded(fill, e);
+    let fills = dense.only(fill);
+    let encoded = dense.array.to_zarr_bytes(e);
+    let mut b = SparseBuffers {
+        out: vec![0; encoded.len()],
+        encoded,
+        chunks,
+        fills,
+        dense,
+        fill,
+    };
+    // The rows must do what they claim: the fill test tells the arrays apart, the sparse
+    // encoding leaves out every chunk of the one and none of the other, and the two ways
+    // to build an array from the chunks agree.
+    assert!(b.fills.array.is_zarr_fill(fill) && !b.dense.array.is_zarr_fill(fill));
+    for (g, lent) in [(&b.fills, 0), (&b.dense, b.dense.grid.len())] {
+        let count = AtomicUsize::new(0);
+        g.array
+            .encode_zarr_chunks_sparse(&g.grid, fill, e, |index, bytes| {
+                if let Some(bytes) = bytes {
+                    assert!(bytes == b.chunks[arrays::chunk_position(&g.grid, index)]);
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok::<(), zarr_bytes::Error>(())
+            })
+            .unwrap();
+        assert_eq!(
+            count.into_inner(),
+            lent,
+            "chunks lent by the sparse encoding"
+        );
+    }
+    {
+        let grid = &b.dense.grid;
+        let chunks = || source_missing(grid, &b.chunks, MISSING);
+        let mut filled = ArrayD::from_elem(grid.array_shape(), fill);
+        filled
+            .decode_zarr_chunks_into(grid, fill, e, chunks())
+            .unwrap();
+        let built = ArrayD::<T>::from_zarr_chunks(grid, fill, e, chunks()).unwrap();
+        assert!(
+            built == filled,
+            "from_zarr_chunks and from_elem + decode differ"
+        );
+    }
+    let bytes = b.out.len();
+
+    type SparseRun<T> = Box<dyn Fn(&mut SparseBuffers<T>)>;
+    let cases: [SparseRun<T>; SPARSE.len()] = [
+        Box::new(|b| {
+            b.out.copy_from_slice(black_box(&b.encoded));
+            black_box(&mut b.out);
+        }),
+        Box::new(|b| {
+            black_box(black_box(&b.encoded).to_vec());
+        }),
+        Box::new(|b| {
+            black_box(byte_sum(black_box(&b.fills.array)));
+        }),
+        Box::new(|b| {
+            assert!(black_box(&b.fills.array).is_zarr_fill(b.fill));
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = black_box(&b.fills);
+            array.encode_zarr_chunks(grid, b.fill, e, touch).unwrap();
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = black_box(&b.fills);
+            array
+                .encode_zarr_chunks_sparse(grid, b.fill, e, touch_lent)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = black_box(&b.dense);
+            array.encode_zarr_chunks(grid, b.fill, e, touch).unwrap();
+        }),
+        Box::new(move |b| {
+            let Gridded { array, grid } = black_box(&b.dense);
+            array
+                .encode_zarr_chunks_sparse(grid, b.fill, e, touch_lent)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let grid = &b.dense.grid;
+            let chunks = source_missing(grid, black_box(&b.chunks), MISSING);
+            let mut array = ArrayD::from_elem(grid.array_shape(), b.fill);
+            array
+                .decode_zarr_chunks_into(grid, b.fill, e, chunks)
+                .unwrap();
+            black_box(array);
+        }),
+        Box::new(move |b| {
+            let grid = &b.dense.grid;
+            let chunks = source_missing(grid, black_box(&b.chunks), MISSING);
+            black_box(ArrayD::<T>::from_zarr_chunks(grid, b.fill, e, chunks).unwrap());
+        }),
+    ];
+    // The untimed first round faults in every page and warms the allocator.
+    for case in &cases {
+        case(&mut b);
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (case, times) in cases.iter().zip(&mut times) {
+            times.push(cold.time(|| case(&mut b)));
+        }
+    }
+    let gbps: Vec<f64> = times
+        .into_iter()
+        .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
+        .collect();
+    drop(b);
+    let in_cache = [1 << 20, 256 << 10]
+        .into_iter()
+        .map(|bytes| {
+            let fills = Gridded::new(layout, bytes, bytes / 4, size.planes, value).only(fill);
+            let (sum, test) = fill_in_cache(&fills.array, fill, runs);
+            (bytes, sum, test)
+        })
+        .collect();
+    SparseRow {
+        ty,
+        endian: if T::SIZE == 1 { "n/a" } else { e.as_str() },
+        layout,
+        gbps: gbps.try_into().expect("a time per row"),
+        in_cache,
+    }
+}
+
+/// GB/s of `sum of bytes` and of `is_zarr_fill` of `fills`, an array of only `fill` small
+/// enough to stay in cache: alternating batches of calls back to back, warm, the median
+/// batch of `4 × runs` of each.
+fn fill_in_cache<T: Element + bytemuck::Pod>(
+    fills: &ndarray::ArrayD<T>,
+    fill: T,
+    runs: usize,
+) -> (f64, f64) {
+    use std::time::Instant;
+
+    // About a millisecond a batch at tens of GB/s.
+    let bytes = fills.len() * T::SIZE;
+    let calls = ((32 << 20) / bytes).max(1);
+    let batch = |run: &dyn Fn()| {
+        let start = Instant::now();
+        (0..calls).for_each(|_| run());
+        start.elapsed()
+    };
+    let sum = || {
+        black_box(byte_sum(black_box(fills)));
+    };
+    let test = || assert!(black_box(fills).is_zarr_fill(fill));
+    batch(&sum);
+    batch(&test);
+    let (mut sums, mut tests) = (Vec::new(), Vec::new());
+    for _ in 0..4 * runs {
+        sums.push(batch(&sum));
+        tests.push(batch(&test));
+    }
+    let gbps = |t: Vec<Duration>| (calls * bytes) as f64 / median(t).as_secs_f64() / 1e9;
+    (gbps(sums), gbps(tests))
+}
+
+/// The sparse rows of every grid layout and type asked, one thread, with each type's fill
+/// value: not zero, so that the arrays built from it are written memory.
+fn sparse_rows(size: &GridSize, runs: usize, cold: &Cold) -> Vec<SparseRow> {
+    let mut rows = Vec::new();
+    for &ty in &size.types {
+        for &layout in &size.layouts {
+            let measure = |ty| match ty {
+                "f64" => measure_sparse(
+                    ty,
+                    layout,
+                    size,
+                    runs,
+                    cold,
+                    (|i| i as f64 * 0.5 - 1e6, 42.5),
+                ),
+                "u16" => measure_sparse(ty, layout, size, runs, cold, (|i| i as u16, 0xa5a5)),
+                "u8" => measure_sparse(ty, layout, size, runs, cold, (|i| (i % 251) as u8, 0xff)),
+                other => unreachable!("a type of GRID_TYPES, not {other}"),
+            };
+            rows.push(measure(ty));
+        }
+    }
+    rows
+}
+
+/// The sparse rows: every row of [`SPARSE`] with its ratio to its baseline, then the
+/// sparse paths' ratios alone, then the fill test against the sum in cache.
+fn sparse_table(size: &GridSize, rows: &[SparseRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Chunks of only the fill value, from cold caches: the grid arrays ({} MiB in chunks \
+         of {} MiB), dense and holding only a fill value (not zero); `from_*` rows build the \
+         array (C order) from the dense array's chunks with every {MISSING}th missing. One \
+         thread, in the same rounds; GB/s of the array's bytes; ratio: to the row named \
+         as baseline:",
+        size.bytes >> 20,
+        size.chunk_bytes >> 20
+    );
+    println!();
+    println!("| path | data | type | endian | layout | GB/s | ratio | baseline |");
+    println!("|---|---|---|---|---|---:|---:|---|");
+    let name = |k: usize| match SPARSE[k] {
+        (path, "n/a", _) => path.to_string(),
+        (path, data, _) => format!("{path} ({data})"),
+    };
+    for r in rows {
+        for (k, &(path, data, base)) in SPARSE.iter().enumerate() {
+            println!(
+                "| {path} | {data} | {} | {} | {} | {} | {:.2} | {} |",
+                r.ty,
+                r.endian,
+                r.layout,
+                rate(r.gbps[k]),
+                r.gbps[k] / r.gbps[base],
+                name(base)
+            );
+        }
+    }
+    println!();
+    println!("The sparse paths against the plain ones, from the rows above:");
+    println!();
+    let headings: Vec<&str> = SPARSE_RATIOS.iter().map(|&(_, h)| h).collect();
+    println!("| type | layout | {} |", headings.join(" | "));
+    println!("|---|---|{}", "---:|".repeat(headings.len()));
+    for r in rows {
+        let ratios: Vec<String> = SPARSE_RATIOS
+            .iter()
+            .map(|&(k, _)| format!("{:.2}", r.gbps[k] / r.gbps[SPARSE[k].2]))
+            .collect();
+        println!("| {} | {} | {} |", r.ty, r.layout, ratios.join(" | "));
+    }
+    println!();
+    println!(
+        "`is_zarr_fill` against `sum of bytes` in cache: the array of only the fill value \
+         at 1 MiB and 256 KiB, calls back to back, warm:"
+    );
+    println!();
+    println!("| type | layout | array | sum GB/s | is_zarr_fill GB/s | is_zarr_fill / sum |");
+    println!("|---|---|---|---:|---:|---:|");
+    for r in rows {
+        for &(bytes, sum, test) in &r.in_cache {
+            println!(
+                "| {} | {} | {} KiB | {} | {} | {:.2} |",
+                r.ty,
+                r.layout,
+                bytes >> 10,
+                rate(sum),
+                rate(test),
+                test / sum
+            );
+        }
+    }
+}
+
 /// The paths of one table row of [`parallel_table`]: path, type, layout, the run.
 #[cfg(feature = "rayon")]
 type Path<'a> = (
@@ -1273,8 +1637,8 @@ fn main() -> ExitCode {
     );
 
     let runs = options.runs;
-    // Grid layouts only: the grid tables only.
-    let main = !options.layouts.is_empty();
+    // Grid layouts only: the grid tables only; `--sparse`: the sparse tables only.
+    let main = !options.layouts.is_empty() && !options.sparse;
     let grid = &options.grid();
     let types = &options.types;
     let size = Size {
@@ -1338,8 +1702,14 @@ fn main() -> ExitCode {
         }
         chunk_table(&rows);
     }
-    let rows = one_thread(|| grid_rows(grid, runs, &cold));
-    grid_table(grid, &rows);
-    parallel();
+    if !options.sparse {
+        let rows = one_thread(|| grid_rows(grid, runs, &cold));
+        grid_table(grid, &rows);
+    }
+    let rows = one_thread(|| sparse_rows(grid, runs, &cold));
+    sparse_table(grid, &rows);
+    if !options.sparse {
+        parallel();
+    }
     ExitCode::SUCCESS
 }

@@ -1,6 +1,6 @@
 //! The arrays the benchmarks and `perf_table` measure, shared so both measure alike: their
 //! shapes, the same logical values in each layout, a sink for `write_zarr_bytes`, and the
-//! arrays cut in chunks of the grid rows with their sink and source.
+//! arrays cut in chunks of the grid rows with their sinks and sources.
 
 use std::hint::black_box;
 use std::io;
@@ -276,12 +276,28 @@ impl<T: Element> Gridded<T> {
         Gridded { array, grid }
     }
 
+    /// The same array and grid, every element `fill`: the memory in the same layout, written
+    /// (not the zero pages of a fresh allocation).
+    pub fn only(&self, fill: T) -> Gridded<T> {
+        let mut array = self.array.clone();
+        array.fill(fill);
+        Gridded {
+            array,
+            grid: self.grid.clone(),
+        }
+    }
+
     /// The encoded bytes of every chunk, in [`ChunkGrid::indices`] order (see
     /// [`chunk_position`]), from `encode_zarr_chunks`; edge chunks padded with zeros.
     pub fn encode_chunks(&self, endian: Endian) -> Vec<Vec<u8>> {
+        self.encode_chunks_padded(T::zeroed(), endian)
+    }
+
+    /// [`Gridded::encode_chunks`], edge chunks padded with `fill`.
+    pub fn encode_chunks_padded(&self, fill: T, endian: Endian) -> Vec<Vec<u8>> {
         let slots = Mutex::new(vec![Vec::new(); self.grid.len()]);
         self.array
-            .encode_zarr_chunks(&self.grid, T::zeroed(), endian, |index, bytes| {
+            .encode_zarr_chunks(&self.grid, fill, endian, |index, bytes| {
                 slots.lock().unwrap()[chunk_position(&self.grid, index)] = bytes;
                 Ok::<(), Error>(())
             })
@@ -327,4 +343,24 @@ pub fn source<'c>(
     chunks: &'c [Vec<u8>],
 ) -> impl Fn(&[usize]) -> Result<Option<&'c [u8]>, Error> + Sync + 'c {
     move |index: &[usize]| Ok(Some(&chunks[chunk_position(grid, index)][..]))
+}
+
+/// The sink of the sparse encoding rows (`encode_zarr_chunks_sparse`), as [`touch`]: it
+/// reads the first byte of each chunk it is lent, and nothing of a chunk left out.
+pub fn touch_lent(_index: &[usize], bytes: Option<&[u8]>) -> Result<(), Error> {
+    black_box(black_box(bytes).and_then(|b| b.first().copied()));
+    Ok(())
+}
+
+/// [`source`] with every `missing`-th chunk missing (`None`): those at positions 0,
+/// `missing`, 2 × `missing`, … of [`ChunkGrid::indices`] order.
+pub fn source_missing<'c>(
+    grid: &'c ChunkGrid,
+    chunks: &'c [Vec<u8>],
+    missing: usize,
+) -> impl Fn(&[usize]) -> Result<Option<&'c [u8]>, Error> + Sync + 'c {
+    move |index: &[usize]| {
+        let at = chunk_position(grid, index);
+        Ok((at % missing != 0).then(|| &chunks[at][..]))
+    }
 }
