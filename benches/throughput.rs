@@ -40,6 +40,15 @@
 //! the same array whole and `memcpy_prealloc/<layout>` of its bytes; the throughput is the
 //! array's bytes. With `--features rayon` the chunks spread over the thread pool.
 //! `perf_table` prints the same paths at 256 MiB as its "grid / whole" table.
+//!
+//! The same groups time the sparse paths, with a fill value that is not zero (42.5,
+//! 0xa5a5, 0xff): `encode_zarr_chunks_sparse` of the array (every chunk lent to a sink that
+//! reads its first byte) and `encode_zarr_chunks_sparse_fill` of an array of the same
+//! layout holding only the fill value (every chunk left out), then the whole array built
+//! from the chunks with every tenth missing, `from_zarr_chunks` against
+//! `from_elem_decode_zarr_chunks_into` (`Array::from_elem` of the fill value, then
+//! `decode_zarr_chunks_into`), both allocating inside the timed call. `perf_table
+//! --sparse` prints them at 256 MiB.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -47,14 +56,15 @@ use std::time::Duration;
 mod arrays;
 mod cold;
 
-use arrays::{source, touch, Arrays, Gridded, Sink, GRIDS, LAYOUTS};
+use arrays::{source, source_missing, touch, touch_lent, Arrays, Gridded, Sink, GRIDS, LAYOUTS};
 use cold::Cold;
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
-use ndarray::Array2;
+use ndarray::{Array2, ArrayD};
 use num_complex::Complex;
 use zarr_bytes::{
-    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, Element, Endian,
+    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecode, ChunkDecodeInto, ChunkEncode, Element,
+    Endian,
 };
 
 const KIB: usize = 1 << 10;
@@ -184,14 +194,15 @@ fn group<T: Element>(
 
 /// One grid group: every chunk of each grid layout's array of `T` (about `bytes` bytes in
 /// chunks of `chunk_bytes`, big endian) encoded and decoded, beside the same array whole
-/// and a memcpy of its bytes, each iteration from cold caches.
+/// and a memcpy of its bytes, and the sparse paths with the fill value `fill`, each
+/// iteration from cold caches.
 fn grid_group<T: Element + PartialEq>(
     c: &mut Criterion,
     ty: &str,
     bytes: usize,
     chunk_bytes: usize,
     cold: &Cold,
-    value: fn(usize) -> T,
+    (value, fill): (fn(usize) -> T, T),
 ) {
     let e = Endian::Big;
     let name = if T::SIZE == 1 { "na" } else { e.as_str() };
@@ -246,6 +257,42 @@ fn grid_group<T: Element + PartialEq>(
                     .unwrap()
             })
         });
+
+        let fills = gridded.only(fill);
+        g.bench_function(id("encode_zarr_chunks_sparse"), |b| {
+            timed(b, cold, || {
+                let Gridded { array, grid } = black_box(&gridded);
+                array
+                    .encode_zarr_chunks_sparse(grid, fill, e, touch_lent)
+                    .unwrap()
+            })
+        });
+        g.bench_function(id("encode_zarr_chunks_sparse_fill"), |b| {
+            timed(b, cold, || {
+                let Gridded { array, grid } = black_box(&fills);
+                array
+                    .encode_zarr_chunks_sparse(grid, fill, e, touch_lent)
+                    .unwrap()
+            })
+        });
+        drop(fills);
+        let grid = &gridded.grid;
+        g.bench_function(id("from_elem_decode_zarr_chunks_into"), |b| {
+            timed(b, cold, || {
+                let chunks = source_missing(grid, black_box(&chunks), 10);
+                let mut array = ArrayD::from_elem(grid.array_shape(), fill);
+                array
+                    .decode_zarr_chunks_into(grid, fill, e, chunks)
+                    .unwrap();
+                array
+            })
+        });
+        g.bench_function(id("from_zarr_chunks"), |b| {
+            timed(b, cold, || {
+                let chunks = source_missing(grid, black_box(&chunks), 10);
+                ArrayD::<T>::from_zarr_chunks(grid, fill, e, chunks).unwrap()
+            })
+        });
     }
     g.finish();
 }
@@ -267,9 +314,12 @@ fn throughput(c: &mut Criterion) {
     }
     // Every chunk of a grid, from cold caches: 16 chunks, enough to spread over the pool.
     let (bytes, chunk) = (32 * MIB, 2 * MIB);
-    grid_group(c, "f64", bytes, chunk, &evicted, |i| i as f64 * 0.5 - 1e6);
-    grid_group(c, "u16", bytes, chunk, &evicted, |i| i as u16);
-    grid_group(c, "u8", bytes, chunk, &evicted, |i| (i % 251) as u8);
+    // The fill values of the sparse rows are not zero, so that an array of only the fill
+    // value is written memory.
+    let f64s = |i| i as f64 * 0.5 - 1e6;
+    grid_group(c, "f64", bytes, chunk, &evicted, (f64s, 42.5));
+    grid_group(c, "u16", bytes, chunk, &evicted, (|i| i as u16, 0xa5a5));
+    grid_group(c, "u8", bytes, chunk, &evicted, (|i| (i % 251) as u8, 0xff));
 }
 
 criterion_group! {
