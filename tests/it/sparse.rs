@@ -557,6 +557,18 @@ fn raw_and_text_fill_tests_by_their_bytes() {
     assert!(codec
         .is_fill_dyn(part.permuted_axes(&[1, 0]).unwrap(), &json!([1, 2, 3]))
         .unwrap());
+    // The same records in chunks: all left out, or all written.
+    let grid = ChunkGrid::new(&[4, 5], &[2, 2]).unwrap();
+    for (fill, stored) in [(json!([1, 2, 3]), 0), (json!([1, 2, 4]), grid.len())] {
+        let written = Mutex::new(0);
+        codec
+            .encode_chunks_sparse_dyn(&raw, &grid, &fill, |_, bytes| {
+                *written.lock().unwrap() += usize::from(bytes.is_some());
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+        assert_eq!(written.into_inner().unwrap(), stored, "{fill}");
+    }
     // null_terminated_bytes of 4: trailing zeros pad, the last byte of a value counts.
     let t: DataType = r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":4}}"#
         .parse()
