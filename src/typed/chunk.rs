@@ -587,12 +587,21 @@ where
     let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
     let rank = logical_rank(kind, grid);
     let pattern = Fill::new(&fill_elements(kind, fill, endian));
+    // One pass over the memory in order finds the chunks of data at once, where the array
+    // is one memory slice: reading it chunk by chunk would wait on the memory.
+    let data = match kind {
+        Kind::Plain | Kind::Narrow { .. } if sink.skips_fill() => {
+            pattern.chunks_with_data(array.view(), grid)
+        }
+        _ => None,
+    };
     grid.each(array, &|index, part: ArrayView<'_, A, IxDyn>| {
         let index = &index[..rank];
         let whole = part.clone();
-        let fills = || match kind {
-            Kind::Records => pattern.fills_records(whole),
-            _ => pattern.fills(whole),
+        let fills = || match (&data, kind) {
+            (Some(data), _) => !data[grid.position(index)],
+            (None, Kind::Records) => pattern.fills_records(whole),
+            (None, _) => pattern.fills(whole),
         };
         sink.chunk(index, len, fills, |out| {
             encode_part(part, kind, grid.chunk_shape(), fill, endian, out)
@@ -603,6 +612,9 @@ where
 /// Where [`encode_grid`] hands the chunks: owned, or lent with chunks of only the fill value
 /// left out.
 pub(crate) trait Sink<E>: Sync {
+    /// Whether this sink leaves out the chunks of only the fill value.
+    fn skips_fill(&self) -> bool;
+
     /// Hand over chunk `index`, of `len` bytes that `encode` writes, unless this sink leaves
     /// out chunks of only the fill value and `fills()` says it is one.
     fn chunk(
@@ -622,6 +634,10 @@ where
     E: From<Error>,
     F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
 {
+    fn skips_fill(&self) -> bool {
+        false
+    }
+
     fn chunk(
         &self,
         index: &[usize],
@@ -661,6 +677,10 @@ where
     E: From<Error>,
     F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
 {
+    fn skips_fill(&self) -> bool {
+        true
+    }
+
     fn chunk(
         &self,
         index: &[usize],

@@ -183,6 +183,14 @@ impl ChunkGrid {
         Ok(BoxIndices::new(chunks))
     }
 
+    /// The place of chunk `index`, of the grid, in C order.
+    pub(crate) fn position(&self, index: &[usize]) -> usize {
+        index
+            .iter()
+            .zip(&self.grid_shape)
+            .fold(0, |at, (&i, &g)| at * g + i)
+    }
+
     /// Check that `shape`, an array's, is this grid's.
     pub(crate) fn check_array(&self, shape: &[usize]) -> Result<(), Error> {
         if shape != self.array_shape.as_slice() {

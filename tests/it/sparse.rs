@@ -588,3 +588,24 @@ fn raw_and_text_fill_tests_by_their_bytes() {
     assert!(!codec.is_fill_dyn(&s, &json!("a")).unwrap());
     assert!(!codec.is_fill_dyn(&s, &json!("ac")).unwrap());
 }
+
+/// Complex minifloats of the low-bit kinds, whose memory holds bytes of no value, compare
+/// their encodings, block after block: a last element that differs is found.
+#[test]
+fn low_bit_complex_minifloats_compare_their_codes() {
+    use serde_json::json;
+    use zarr_bytes::DataType;
+    let codec = BytesCodec::new(Endian::Little);
+    let t = DataType::ComplexFloat4E2M1FN;
+    let n = 5000; // more than one block of the fill value's pattern
+    let fill = json!([1.0, -0.5]);
+    let a = codec.full_dyn(&t, &[n], &fill).unwrap();
+    assert!(codec.is_fill_dyn(&a, &fill).unwrap());
+    let mut bytes = codec.encode_dyn(&a).unwrap();
+    bytes[2 * n - 1] ^= 1; // the imaginary part of the last element
+    let b = codec.decode_dyn(&bytes, &t, &[n]).unwrap();
+    assert!(!codec.is_fill_dyn(&b, &fill).unwrap());
+    let head = 0..n - 1;
+    let head = b.view().slice_region(std::slice::from_ref(&head)).unwrap();
+    assert!(codec.is_fill_dyn(head, &fill).unwrap());
+}
