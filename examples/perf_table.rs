@@ -85,6 +85,13 @@
 //! encoding lends every chunk of the dense array with the bytes `encode_zarr_chunks`
 //! makes and none of the other, and both ways of building the array agree.
 //!
+//! `--count encode:fortran:u8:big` (a direction, a layout of the main table, a type of
+//! `--types` or `i8`, an endian) converts that one array once untimed, then once more
+//! inside a function of its own, `counted`, and prints nothing else: an instruction
+//! counter run on it counts that conversion alone, as `benches/instructions.sh` does with
+//! callgrind (`--toggle-collect`) for the table of instructions per byte in
+//! benches/README.md. The array's size is `--size-mib` (2 in that table).
+//!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
 
@@ -110,7 +117,7 @@ use zarr_bytes::{
 
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
                      [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--sparse] \
-                     [--quick]";
+                     [--quick] [--count DIRECTION:LAYOUT:TYPE:ENDIAN]";
 
 /// The element types of the grid rows, in their order; the others of `--types` have none.
 const GRID_TYPES: [&str; 3] = ["f64", "u16", "u8"];
@@ -141,6 +148,59 @@ struct Options {
     grids: Vec<&'static str>,
     /// The sparse tables only.
     sparse: bool,
+    /// One conversion to count the instructions of, and nothing else.
+    count: Option<Count>,
+}
+
+/// A conversion whose instructions are counted (`--count`).
+struct Count {
+    decode: bool,
+    layout: &'static str,
+    ty: String,
+    endian: Endian,
+}
+
+impl std::str::FromStr for Count {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Count, String> {
+        let bad = || format!("--count needs DIRECTION:LAYOUT:TYPE:ENDIAN, not {s:?}");
+        let [direction, layout, ty, endian] = s.split(':').collect::<Vec<_>>()[..] else {
+            return Err(bad());
+        };
+        let decode = match direction {
+            "encode" => false,
+            "decode" => true,
+            _ => {
+                return Err(format!(
+                    "--count: direction {direction:?} is encode or decode"
+                ))
+            }
+        };
+        let layout = LAYOUTS.into_iter().find(|&l| l == layout).ok_or_else(|| {
+            format!(
+                "--count: unknown layout {layout:?}; known: {}",
+                LAYOUTS.join(", ")
+            )
+        })?;
+        if !TYPES.contains(&ty) && ty != "i8" {
+            return Err(format!(
+                "--count: unknown type {ty:?}; known: {}, i8",
+                TYPES.join(", ")
+            ));
+        }
+        let endian = match endian {
+            "little" => Endian::Little,
+            "big" => Endian::Big,
+            _ => return Err(format!("--count: endian {endian:?} is little or big")),
+        };
+        Ok(Count {
+            decode,
+            layout,
+            ty: ty.to_string(),
+            endian,
+        })
+    }
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -155,6 +215,7 @@ fn parse_args() -> Result<Options, String> {
         chunk_mib: 2,
         grids: GRIDS.iter().map(|&(g, _)| g).collect(),
         sparse: false,
+        count: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -176,6 +237,10 @@ fn parse_args() -> Result<Options, String> {
             "--chunk-mib" => options.chunk_mib = number("--chunk-mib", 1)?,
             "--quick" => options.size_mib = 4,
             "--sparse" => options.sparse = true,
+            "--count" => {
+                let value = args.next().ok_or("--count needs a value")?;
+                options.count = Some(value.parse()?);
+            }
             "--types" => {
                 let list = args.next().ok_or("--types needs a value")?;
                 options.types = list.split(',').map(str::to_string).collect();
@@ -623,6 +688,44 @@ fn measure<T: Element>(
             baseline: case.baseline,
         })
         .collect()
+}
+
+/// `--count`: the conversion once untimed (page faults, the library's buffers), then once
+/// in [`counted`], then checked against the standard layout's bytes.
+fn counted_path<T: Element + PartialEq>(size: &Size, count: &Count, value: fn(usize) -> T) {
+    let (layout, endian) = (count.layout, count.endian);
+    let mut arrays = Arrays::new(size.elements(T::SIZE), size.planes, value);
+    let encoded = arrays.standard.to_zarr_bytes(endian);
+    let mut out = vec![0u8; encoded.len()];
+    let mut once = || {
+        if count.decode {
+            let mut view = arrays.view_mut(layout);
+            view.decode_zarr_bytes_into(black_box(&encoded), endian)
+        } else {
+            let view = black_box(arrays.view(layout));
+            view.encode_zarr_bytes_into(&mut out, endian)
+        }
+        .expect("the path converts");
+        black_box(&mut out);
+    };
+    once();
+    counted(&mut once);
+    let right = if count.decode {
+        arrays.view(layout) == arrays.standard.view().into_dyn()
+    } else {
+        out == encoded
+    };
+    assert!(
+        right,
+        "--count: {layout} converted to other bytes than standard"
+    );
+}
+
+/// The one conversion an instruction counter counts (`--count`), kept out of line so that
+/// it can be named.
+#[inline(never)]
+fn counted(run: &mut dyn FnMut()) {
+    run();
 }
 
 /// "N CPUs, model" from the standard library and /proc/cpuinfo, with what is available.
@@ -1622,6 +1725,26 @@ fn main() -> ExitCode {
         }
     };
     let bytes = options.size_mib << 20;
+    if let Some(count) = &options.count {
+        let size = Size {
+            bytes,
+            planes: options.planes,
+            layouts: vec![count.layout],
+        };
+        match count.ty.as_str() {
+            "f64" => counted_path(&size, count, |i| i as f64 * 0.5 - 1e6),
+            "f32" => counted_path(&size, count, |i| i as f32 * 0.25 - 1e3),
+            "u16" => counted_path(&size, count, |i| i as u16),
+            "complex128" => {
+                counted_path(&size, count, |i| Complex::new(i as f64, -(i as f64) * 0.25))
+            }
+            "u8" => counted_path(&size, count, |i| (i % 251) as u8),
+            "i8" => counted_path(&size, count, |i| (i % 251) as i8),
+            "bool" => counted_path(&size, count, |i| i % 3 == 0),
+            other => unreachable!("checked type {other}"),
+        }
+        return ExitCode::SUCCESS;
+    }
     let cold = Cold::new(options.evict_mib);
     let start = match cold.mib() {
         0 => "in the caches the run before left".to_string(),
