@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use bytemuck::Zeroable;
+use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayView1, Axis, Slice};
 
 use super::{Block, LINE_BYTES};
@@ -305,7 +305,12 @@ where
     }
     #[inline(always)]
     fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[u8]; K] {
-        self.0.strip::<K>(block, c0, rows).map(&self.1)
+        let mut strip: [&[u8]; K] = [&[]; K];
+        // A loop, not `map`, which stayed out of line and called `F` through a pointer.
+        for (bytes, column) in strip.iter_mut().zip(self.0.strip::<K>(block, c0, rows)) {
+            *bytes = (self.1)(column);
+        }
+        strip
     }
 }
 
@@ -352,6 +357,23 @@ fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
         *o = finish(x);
     }
     out
+}
+
+/// The K columns of a strip, each cut into its first `bands` runs of R elements: every
+/// column then has the same known length, so the rectangles of the strip read their runs
+/// with no bounds check each (a check per run was a third of the instructions of encoding
+/// 1-byte elements).
+#[inline(always)]
+fn runs_of<A: Pod, const R: usize, const K: usize>(
+    columns: [&[A]; K],
+    bands: usize,
+) -> [&[[A; R]]; K] {
+    let mut runs: [&[[A; R]]; K] = [&[]; K];
+    for (runs, column) in runs.iter_mut().zip(columns) {
+        let whole = bytemuck::cast_slice::<A, [A; R]>(&column[..bands * R]);
+        *runs = &whole[..bands];
+    }
+    runs
 }
 
 /// The K runs of R elements of one rectangle, copied out of memory. Loops of slice copies
@@ -432,37 +454,15 @@ fn put_rows<A: Copy, const R: usize, const K: usize>(
 /// `convert`; whole rectangles of R rows × K columns go through `kernel`, which takes their
 /// K column runs and gives their R rows, converted. A block of one row whose elements lie
 /// R apart goes through `kernel` too, as the first rows of rectangles ([`Block::spread`]).
-pub(crate) fn gather<A: Copy, M: Columns<A> + ?Sized, const R: usize, const K: usize>(
+pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const R: usize, const K: usize>(
     memory: &M,
     block: &Block,
     scratch: &mut [A],
     convert: impl Fn(A) -> A,
     kernel: impl Fn([[A; R]; K]) -> [[A; K]; R],
 ) {
-    let cols = block.cols;
     if block.rows == 1 {
-        let Some(memory) = memory.whole() else {
-            // A row across lanes: one element of each.
-            for (c, s) in scratch[..cols].iter_mut().enumerate() {
-                if let Some((lane, at)) = memory.column(block, c) {
-                    *s = convert(lane[at as usize]);
-                }
-            }
-            return;
-        };
-        // The first row of each rectangle, then the elements they leave one by one.
-        let rectangles = memory[block.spread::<R, K>(memory.len())].chunks_exact(R * K);
-        let done = rectangles.len() * K;
-        for (row, rectangle) in scratch.chunks_exact_mut(K).zip(rectangles) {
-            row.copy_from_slice(&kernel(gathered_runs(rectangle.chunks_exact(R)))[0]);
-        }
-        if done < cols {
-            let lane = Lane::new(block.at(0, done), block.col_step, cols - done);
-            lane.pair(memory, scratch[done..cols].iter_mut(), |s, m| {
-                *s = convert(*m)
-            });
-        }
-        return;
+        return gather_row(memory, block, scratch, convert, kernel);
     }
     // Rectangles read as K runs down memory and written as R runs along stream rows: a
     // strip of K columns at a time, down bands of R rows.
@@ -475,29 +475,91 @@ pub(crate) fn gather<A: Copy, M: Columns<A> + ?Sized, const R: usize, const K: u
             put_rows(scratch, pitch, c0, &rows);
         }
     } else {
+        let bands = rows_k / R;
         for c0 in (0..cols_k).step_by(K) {
             (c0..c0 + K).for_each(|c| block.prefetch_ahead(memory, c, false));
-            let columns: [&[A]; K] = memory.strip(block, c0, rows_k);
-            for (b, band) in scratch
-                .chunks_exact_mut(R * pitch)
-                .take(rows_k / R)
-                .enumerate()
-            {
-                let next = columns.iter().map(|column| &column[b * R..][..R]);
-                put_rows(band, pitch, c0, &kernel(gathered_runs(next)));
+            let runs = runs_of::<A, R, K>(memory.strip(block, c0, rows_k), bands);
+            for (b, band) in scratch.chunks_exact_mut(R * pitch).take(bands).enumerate() {
+                let mut rectangle = [runs[0][b]; K];
+                // A loop, not `from_fn`, whose closure can stay out of line.
+                for (run, column) in rectangle.iter_mut().zip(&runs) {
+                    *run = column[b];
+                }
+                put_rows(band, pitch, c0, &kernel(rectangle));
             }
         }
     }
-    if let (true, Some(memory)) = (block.by_rows(rows_k), memory.whole()) {
+    gather_rest(memory, block, scratch, convert, (rows_k, cols_k));
+}
+
+/// [`gather()`] element by element, for elements of any type.
+pub(crate) fn gather_elements<A: Copy, M: Columns<A> + ?Sized>(
+    memory: &M,
+    block: &Block,
+    scratch: &mut [A],
+    convert: impl Fn(A) -> A,
+) {
+    if block.rows == 1 {
+        gather_row::<A, M, 1, 1>(memory, block, scratch, convert, |s| s);
+    } else {
+        gather_rest(memory, block, scratch, convert, (0, 0));
+    }
+}
+
+/// [`gather()`] of a block of one row.
+#[inline(always)]
+fn gather_row<A: Copy, M: Columns<A> + ?Sized, const R: usize, const K: usize>(
+    memory: &M,
+    block: &Block,
+    scratch: &mut [A],
+    convert: impl Fn(A) -> A,
+    kernel: impl Fn([[A; R]; K]) -> [[A; K]; R],
+) {
+    let cols = block.cols;
+    let Some(memory) = memory.whole() else {
+        // A row across lanes: one element of each.
+        for (c, s) in scratch[..cols].iter_mut().enumerate() {
+            if let Some((lane, at)) = memory.column(block, c) {
+                *s = convert(lane[at as usize]);
+            }
+        }
+        return;
+    };
+    // The first row of each rectangle, then the elements they leave one by one.
+    let rectangles = memory[block.spread::<R, K>(memory.len())].chunks_exact(R * K);
+    let done = rectangles.len() * K;
+    for (row, rectangle) in scratch.chunks_exact_mut(K).zip(rectangles) {
+        row.copy_from_slice(&kernel(gathered_runs(rectangle.chunks_exact(R)))[0]);
+    }
+    if done < cols {
+        let lane = Lane::new(block.at(0, done), block.col_step, cols - done);
+        lane.pair(memory, scratch[done..cols].iter_mut(), |s, m| {
+            *s = convert(*m)
+        });
+    }
+}
+
+/// The elements of a block of several rows that the rectangles leave (`covered`: the
+/// rows and columns they cover), gathered one by one: row by row where
+/// [`Block::by_rows`], else the rows below the rectangles, then the columns right of them.
+#[inline(always)]
+fn gather_rest<A: Copy, M: Columns<A> + ?Sized>(
+    memory: &M,
+    block: &Block,
+    scratch: &mut [A],
+    convert: impl Fn(A) -> A,
+    covered: (usize, usize),
+) {
+    let (cols, pitch) = (block.cols, tile_pitch::<A>(block));
+    if let (true, Some(memory)) = (block.by_rows(covered.0), memory.whole()) {
         for (r, row) in scratch.chunks_exact_mut(pitch).enumerate() {
             let lane = Lane::new(block.at(r, 0), block.col_step, cols);
             lane.pair(memory, row[..cols].iter_mut(), |s, m| *s = convert(*m));
         }
         return;
     }
-    // The rest element by element: rows below the rectangles, then columns right of them.
-    for (c, from) in block.rest((rows_k, cols_k)) {
-        if c >= cols_k {
+    for (c, from) in block.rest(covered) {
+        if c >= covered.1 {
             block.prefetch_ahead(memory, c, false);
         }
         let Some((column, first)) = memory.column(block, c) else {

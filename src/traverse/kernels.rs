@@ -360,9 +360,9 @@ pub(crate) fn gather_each<A: Copy, M: Columns<A> + ?Sized>(
 ) {
     // Two loops rather than a test per element.
     if swap {
-        super::gather::<_, M, 1, 1>(memory, block, scratch, swapped, |s| s);
+        super::gather_elements(memory, block, scratch, swapped);
     } else {
-        super::gather::<_, M, 1, 1>(memory, block, scratch, |x| x, |s| s);
+        super::gather_elements(memory, block, scratch, |x| x);
     }
 }
 

@@ -30,7 +30,8 @@ pub(crate) mod plan;
 mod walk;
 
 pub(crate) use gather::{
-    gather, prefetch, prefetch_lane, scatter, Bytes, Columns, ColumnsMut, Lanes, ROWS_AHEAD,
+    gather, gather_elements, prefetch, prefetch_lane, scatter, Bytes, Columns, ColumnsMut, Lanes,
+    ROWS_AHEAD,
 };
 pub(crate) use plan::{
     c_order, odometer, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, windows,
