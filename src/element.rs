@@ -58,7 +58,8 @@ pub(crate) mod sealed {
         /// is a valid encoding.
         fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
         /// The elements' memory as bytes, when every byte of it is initialised: all types
-        /// but the pairs of low-bit minifloats, which are no `Pod`.
+        /// but the pairs of low-bit minifloats, which are no `Pod`. Implementations of this
+        /// and of the casts are `#[inline]`: a call per column of a tile cost more than it.
         fn as_bytes(elements: &[Self]) -> Option<&[u8]>;
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves. Implementations are
@@ -200,12 +201,15 @@ macro_rules! element {
             fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
                 <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
             }
+            #[inline]
             fn cast(bytes: &[u8]) -> Option<&[Self]> {
                 bytemuck::try_cast_slice(bytes).ok()
             }
+            #[inline]
             fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
                 bytemuck::try_cast_slice_mut(bytes).ok()
             }
+            #[inline]
             fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
                 Some(bytemuck::cast_slice(elements))
             }
@@ -267,12 +271,15 @@ macro_rules! low_bits {
                     *d = <$t>::from_bits(s);
                 }
             }
+            #[inline]
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
             }
+            #[inline]
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
             }
+            #[inline]
             fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
                 Some(bytemuck::cast_slice(elements))
             }
@@ -317,12 +324,15 @@ macro_rules! complex_low_bits {
                     *d = Complex::new(<$t>::from_bits(s[0]), <$t>::from_bits(s[1]));
                 }
             }
+            #[inline]
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
             }
+            #[inline]
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
             }
+            #[inline]
             fn as_bytes(_: &[Self]) -> Option<&[u8]> {
                 None
             }
@@ -403,12 +413,15 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
         dst.as_flattened_mut().copy_from_slice(src)
     }
+    #[inline]
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::try_cast_slice(bytes).ok()
     }
+    #[inline]
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::try_cast_slice_mut(bytes).ok()
     }
+    #[inline]
     fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
         Some(elements.as_flattened())
     }
@@ -466,12 +479,15 @@ impl sealed::Convert for bool {
             |x| x & 1 != 0,
         ))
     }
+    #[inline]
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).ok()
     }
+    #[inline]
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::checked::try_cast_slice_mut(bytes).ok()
     }
+    #[inline]
     fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
         Some(bytemuck::cast_slice(elements))
     }
