@@ -328,3 +328,111 @@ fn low_bit_minifloats_clear_high_bits_in_every_layout() {
     let got: Vec<u8> = view.iter().map(|x| x.to_bits()).collect();
     assert_eq!(got, want, "(2, 0, 1) view");
 }
+
+/// Lengths along memory of the tiled 2-D arrays of [`tiles_of_small_elements`]: every
+/// rectangle height and one either side (3, 4, 8, 16), then one past 1, 2 and 3 tiles of
+/// 1- and 2-byte elements, gathering (224 and 128 rows) and scattering (336 and 192).
+const TILE_ROWS: &[usize] = &[
+    1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 129, 193, 225, 257, 337, 385, 577, 673, 1013,
+];
+
+/// Lengths along the stream: rectangle widths (4, 8, 16) and one either side, one past
+/// 1 and 3 tiles of 256 columns.
+const TILE_COLS: &[usize] = &[1, 2, 7, 8, 9, 16, 17, 257, 773];
+
+/// Encode and decode 1- and 2-byte elements at every size in [`TILE_ROWS`] ×
+/// [`TILE_COLS`] (up to 100,000 elements) against the definition, in the layouts whose
+/// tiles the rectangles move: Fortran order, a transposed view, a part of a bigger
+/// Fortran array (offset, columns no multiple of 4 KiB apart), and Fortran order run
+/// backwards along the stream axis (columns at negative steps); both byte orders.
+fn tiles_of_small_elements<A: Bits>() {
+    let layouts = [
+        crate::common::Layout::Fortran,
+        crate::common::Layout::Transposed,
+        crate::common::Layout::FortranSubSlice,
+        crate::common::Layout::FortranReversedLast,
+    ];
+    let mut shapes = 0;
+    for &rows in TILE_ROWS {
+        for &cols in TILE_COLS.iter().filter(|&&c| rows * c <= 100_000) {
+            let a = standard::<A>(&[rows, cols]);
+            for endian in [Endian::Little, Endian::Big] {
+                let expected = reference_bytes(a.view(), endian);
+                for layout in layouts {
+                    crate::common::round_trip_in(layout, a.view(), &expected, endian, 0x5a, "");
+                }
+            }
+            shapes += 1;
+        }
+    }
+    assert_eq!(shapes, 187, "shapes checked");
+}
+
+#[test]
+fn tiles_of_small_elements_u8_i8() {
+    tiles_of_small_elements::<u8>();
+    tiles_of_small_elements::<i8>();
+}
+
+#[test]
+fn tiles_of_small_elements_u16_f16() {
+    tiles_of_small_elements::<u16>();
+    tiles_of_small_elements::<f16>();
+}
+
+/// `bool` through the byte rectangles at every size of [`tiles_of_small_elements`]:
+/// decoded exactly; and a stream with bytes other than 0 and 1 at two places (the one
+/// first in the stream somewhere in the array: a tile's corner or edge, a rectangle's
+/// last row) is rejected with the first of them, whatever order the layout visits them in.
+#[test]
+fn tiles_of_bool() {
+    let layouts = [
+        crate::common::Layout::Fortran,
+        crate::common::Layout::Transposed,
+        crate::common::Layout::FortranSubSlice,
+    ];
+    for &rows in TILE_ROWS {
+        for &cols in TILE_COLS.iter().filter(|&&c| rows * c <= 100_000) {
+            let n = rows * cols;
+            let a = Array2::from_shape_fn((rows, cols), |(i, j)| (i * 7 + j * 3) % 5 < 2);
+            let bytes: Vec<u8> = a.iter().map(|&b| u8::from(b)).collect();
+            let a = a.into_dyn();
+            let round = |layout: crate::common::Layout, bytes: &[u8]| {
+                let mut storage = layout.storage(&[rows, cols], true);
+                let mut view = layout.view(storage.view_mut());
+                view.decode_zarr_bytes_into(bytes, Endian::Big)
+                    .map(|()| view.to_owned())
+            };
+            // The last element of the array, of the first stream row, of the first
+            // column, and a middle one; each with a later bad byte beside it.
+            let places = [
+                n - 1,
+                cols - 1,
+                (rows - 1) * cols,
+                (n / 2 + cols / 2).min(n - 1),
+            ];
+            for layout in layouts {
+                assert_eq!(
+                    round(layout, &bytes).unwrap(),
+                    a,
+                    "{layout:?} {rows} × {cols}"
+                );
+                for &first in &places {
+                    let mut bad = bytes.clone();
+                    bad[first] = 2 + (first % 250) as u8;
+                    let later = (first + cols + 1..n).next();
+                    if let Some(later) = later {
+                        bad[later] = 0xff;
+                    }
+                    let e = round(layout, &bad).unwrap_err();
+                    let value = 2 + (first % 250) as u8;
+                    assert!(
+                        matches!(e, zarr_bytes::Error::InvalidBool { offset, value: v }
+                            if offset == first && v == value),
+                        "{layout:?} {rows} × {cols}, bad byte at {first}: {e:?}"
+                    );
+                }
+            }
+        }
+    }
+}
