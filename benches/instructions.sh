@@ -27,7 +27,11 @@ for direction in encode decode; do
             file="$out/$direction-$layout-$ty-$endian"
             valgrind --tool=callgrind --toggle-collect='perf_table::counted' --callgrind-out-file="$file" \
                 target/release/examples/perf_table --size-mib "$size_mib" \
-                --count "$direction:$layout:$ty:$endian" >/dev/null 2>&1
+                --count "$direction:$layout:$ty:$endian" >"$file.log" 2>&1 || {
+                echo "instructions.sh: $direction:$layout:$ty:$endian failed:" >&2
+                cat "$file.log" >&2
+                exit 1
+            }
             total=$(awk '/^summary:/ { print $2 }' "$file")
             case $ty in u8 | i8 | bool) shown=n/a ;; *) shown=$endian ;; esac
             awk -v d="$direction" -v l="$layout" -v t="$ty" -v e="$shown" -v n="$total" \

@@ -711,7 +711,7 @@ fn counted_path<T: Element + PartialEq>(size: &Size, count: &Count, value: fn(us
     once();
     counted(&mut once);
     let right = if count.decode {
-        arrays.view(layout) == arrays.standard.view().into_dyn()
+        arrays.view(layout).to_zarr_bytes(endian) == encoded
     } else {
         out == encoded
     };

@@ -59,7 +59,8 @@ pub(crate) mod sealed {
         fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
         /// The elements' memory as bytes, when every byte of it is initialised: all types
         /// but the pairs of low-bit minifloats, which are no `Pod`. Implementations of this
-        /// and of the casts are `#[inline]`: a call per column of a tile cost more than it.
+        /// and of the casts are `#[inline]`: byte tiles call one per column they ask for
+        /// ahead (benches/README.md, Design measurements).
         fn as_bytes(elements: &[Self]) -> Option<&[u8]>;
         /// This element with each component's bytes reversed: the conversion between the
         /// native and the other byte order, for element-wise moves. Implementations are

@@ -49,8 +49,9 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
 }
 
 /// Hint the first element of each line-long stretch of `run`, and its last element, as
-/// [`prefetch`] does, with an index stepped by hand: fewer instructions a line for the
-/// columns of a strip, more for the rows of the stream, where `chunks` stays.
+/// [`prefetch`] does, with an index stepped by hand: fewer instructions for the columns of
+/// a strip, more for the rows of the stream, where [`prefetch`] keeps `chunks`
+/// (benches/README.md, Design measurements).
 #[inline(always)]
 fn hint_lines<T>(run: &[T], write: bool) {
     let mut at = 0;
@@ -195,8 +196,9 @@ impl Block {
 impl Block {
     /// [`Block::prefetch_ahead`] for the K columns from `c0`: where the block is one memory
     /// slice and the columns asked for are in this tile, their runs lie `col_step` apart
-    /// in one span, checked once, and each line is hinted with no more index arithmetic
-    /// (the column-by-column calls took as many instructions as the lines they asked for).
+    /// in one span, checked once, and each line is hinted with no more index arithmetic;
+    /// the index arithmetic of the column-by-column calls took about as many instructions
+    /// as their hints (benches/README.md, Design measurements).
     #[inline(always)]
     fn prefetch_strip<const K: usize, A, M: Columns<A> + ?Sized>(
         &self,
@@ -405,8 +407,8 @@ fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
 
 /// The K columns of a strip, each cut into its first `bands` runs of R elements: every
 /// column then has the same known length, so the rectangles of the strip read their runs
-/// with no bounds check each (a check per run was a third of the instructions of encoding
-/// 1-byte elements).
+/// with no bounds check each, which took many of the instructions of a rectangle
+/// (benches/README.md, Design measurements).
 #[inline(always)]
 fn runs_of<A: Pod, const R: usize, const K: usize>(
     columns: [&[A]; K],
