@@ -176,7 +176,7 @@ impl Block {
     /// left out of line once the kernels moved into their own module.
     #[inline(always)]
     fn prefetch_ahead<A, M: Columns<A> + ?Sized>(&self, memory: &M, c: usize, write: bool) {
-        if self.row_step != 1 || self.col_step.unsigned_abs() == self.rows {
+        if !self.asks_ahead() {
             return;
         }
         let c = c + ROWS_AHEAD;
@@ -191,9 +191,15 @@ impl Block {
             }
         }
     }
-}
 
-impl Block {
+    /// Whether the columns are asked for ahead: when they run along memory apart from
+    /// each other; columns that follow each other in memory are one run, which the
+    /// hardware streams by itself.
+    #[inline(always)]
+    fn asks_ahead(&self) -> bool {
+        self.row_step == 1 && self.col_step.unsigned_abs() != self.rows
+    }
+
     /// [`Block::prefetch_ahead`] for the K columns from `c0`: where the block is one memory
     /// slice and the columns asked for are in this tile, their runs lie `col_step` apart
     /// in one span, checked once, and each line is hinted with no more index arithmetic;
@@ -206,13 +212,13 @@ impl Block {
         c0: usize,
         write: bool,
     ) {
+        if !self.asks_ahead() {
+            return;
+        }
         let ahead = c0 + ROWS_AHEAD;
         let (Some(whole), true) = (memory.whole(), ahead + K <= self.cols) else {
             return (c0..c0 + K).for_each(|c| self.prefetch_ahead(memory, c, write));
         };
-        if self.row_step != 1 || self.col_step.unsigned_abs() == self.rows {
-            return;
-        }
         let (span, step) = self.strip::<K>(ahead, self.rows);
         let Some(strip) = whole.get(span) else {
             return;
