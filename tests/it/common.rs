@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use half::{bf16, f16};
-use ndarray::{ArrayD, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder, Slice};
+use ndarray::{ArrayD, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder, Slice, Zip};
 use num_complex::Complex;
 use serde::Deserialize;
 use zarr_bytes::Element;
@@ -12,6 +12,9 @@ use zarr_bytes::Endian;
 pub trait Bits: Element + PartialEq + std::fmt::Debug {
     fn to_bits(self) -> Vec<u64>;
     fn from_bits(bits: &[u64]) -> Self;
+    /// Whether `self` and `other` have the same bits: [`Bits::to_bits`] compared, with no
+    /// allocation, as the large arrays compare every element several times.
+    fn same(self, other: Self) -> bool;
 }
 
 macro_rules! bits_int {
@@ -19,6 +22,7 @@ macro_rules! bits_int {
         impl Bits for $t {
             fn to_bits(self) -> Vec<u64> { vec![self as $u as u64] }
             fn from_bits(b: &[u64]) -> Self { b[0] as $u as $t }
+            fn same(self, other: Self) -> bool { self == other }
         }
     )*};
 }
@@ -31,6 +35,9 @@ impl Bits for bool {
     fn from_bits(b: &[u64]) -> Self {
         b[0] & 1 == 1
     }
+    fn same(self, other: Self) -> bool {
+        self == other
+    }
 }
 
 impl Bits for f16 {
@@ -39,6 +46,9 @@ impl Bits for f16 {
     }
     fn from_bits(b: &[u64]) -> Self {
         f16::from_bits(b[0] as u16)
+    }
+    fn same(self, other: Self) -> bool {
+        f16::to_bits(self) == f16::to_bits(other)
     }
 }
 
@@ -49,6 +59,9 @@ impl Bits for bf16 {
     fn from_bits(b: &[u64]) -> Self {
         bf16::from_bits(b[0] as u16)
     }
+    fn same(self, other: Self) -> bool {
+        bf16::to_bits(self) == bf16::to_bits(other)
+    }
 }
 
 impl Bits for f32 {
@@ -57,6 +70,9 @@ impl Bits for f32 {
     }
     fn from_bits(b: &[u64]) -> Self {
         f32::from_bits(b[0] as u32)
+    }
+    fn same(self, other: Self) -> bool {
+        f32::to_bits(self) == f32::to_bits(other)
     }
 }
 
@@ -67,6 +83,9 @@ impl Bits for f64 {
     fn from_bits(b: &[u64]) -> Self {
         f64::from_bits(b[0])
     }
+    fn same(self, other: Self) -> bool {
+        f64::to_bits(self) == f64::to_bits(other)
+    }
 }
 
 impl Bits for Complex<f32> {
@@ -75,6 +94,9 @@ impl Bits for Complex<f32> {
     }
     fn from_bits(b: &[u64]) -> Self {
         Complex::new(f32::from_bits(b[0] as u32), f32::from_bits(b[1] as u32))
+    }
+    fn same(self, other: Self) -> bool {
+        self.re.to_bits() == other.re.to_bits() && self.im.to_bits() == other.im.to_bits()
     }
 }
 
@@ -85,6 +107,9 @@ impl Bits for Complex<f64> {
     fn from_bits(b: &[u64]) -> Self {
         Complex::new(f64::from_bits(b[0]), f64::from_bits(b[1]))
     }
+    fn same(self, other: Self) -> bool {
+        self.re.to_bits() == other.re.to_bits() && self.im.to_bits() == other.im.to_bits()
+    }
 }
 
 impl Bits for Complex<f16> {
@@ -94,6 +119,9 @@ impl Bits for Complex<f16> {
     fn from_bits(b: &[u64]) -> Self {
         Complex::new(f16::from_bits(b[0] as u16), f16::from_bits(b[1] as u16))
     }
+    fn same(self, other: Self) -> bool {
+        self.re.to_bits() == other.re.to_bits() && self.im.to_bits() == other.im.to_bits()
+    }
 }
 
 impl Bits for Complex<bf16> {
@@ -102,6 +130,9 @@ impl Bits for Complex<bf16> {
     }
     fn from_bits(b: &[u64]) -> Self {
         Complex::new(bf16::from_bits(b[0] as u16), bf16::from_bits(b[1] as u16))
+    }
+    fn same(self, other: Self) -> bool {
+        self.re.to_bits() == other.re.to_bits() && self.im.to_bits() == other.im.to_bits()
     }
 }
 
@@ -114,6 +145,9 @@ macro_rules! bits_minifloat {
             }
             fn from_bits(b: &[u64]) -> Self {
                 zarr_bytes::minifloat::$t::from_bits(b[0] as u8)
+            }
+            fn same(self, other: Self) -> bool {
+                zarr_bytes::minifloat::$t::to_bits(self) == zarr_bytes::minifloat::$t::to_bits(other)
             }
         }
     )*};
@@ -138,6 +172,9 @@ impl<const N: usize> Bits for [u8; N] {
     }
     fn from_bits(b: &[u64]) -> Self {
         std::array::from_fn(|i| b[i] as u8)
+    }
+    fn same(self, other: Self) -> bool {
+        self == other
     }
 }
 
@@ -313,10 +350,12 @@ pub fn same_bits<A: Bits, D: Dimension, E: Dimension>(
     a: ArrayView<'_, A, D>,
     b: ArrayView<'_, A, E>,
 ) -> bool {
+    // `Zip` walks both in their memory's order along the innermost axis, where iterators
+    // of arrays of any dimension step a multi-index per element.
     a.shape() == b.shape()
-        && a.iter()
-            .zip(b.iter())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
+        && Zip::from(a.into_dyn())
+            .and(b.into_dyn())
+            .all(|&x, &y| x.same(y))
 }
 
 /// `a` held in `layout`: every encoder gives `expected`, and decoding `expected` into the
@@ -366,11 +405,10 @@ pub fn round_trip_in<A: Bits>(
     );
     let mut outside = ArrayD::from_elem(IxDyn(before.shape()), true);
     layout.view(outside.view_mut()).fill(false);
-    let kept = before
-        .iter()
-        .zip(target.iter())
-        .zip(outside.iter())
-        .all(|((b, t), &outside)| !outside || b.to_bits() == t.to_bits());
+    let kept = Zip::from(&before)
+        .and(&target)
+        .and(&outside)
+        .all(|&b, &t, &outside| !outside || b.same(t));
     assert!(kept, "decode_zarr_bytes_into wrote outside the view, {ctx}");
 }
 

@@ -2,7 +2,7 @@
 //! `rayon` feature (CI runs the tests both ways), in every layout. With the feature they
 //! run on a pool of two threads, whatever the machine has, so that they are split.
 
-use crate::common::{reference_bytes, round_trip_in_every_layout, standard, Bits};
+use crate::common::{reference_bytes, round_trip_in_every_layout, same_bits, standard, Bits};
 use ndarray::{ArrayD, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, Endian, Error};
@@ -33,10 +33,7 @@ fn check_here<A: Bits>(shape: &[usize]) {
         let expected = reference_bytes(a.view(), endian);
         assert!(expected.len() > 2 << 20, "large enough to be split");
         let decoded = ArrayD::<A>::from_zarr_bytes(&expected, shape, endian).unwrap();
-        assert!(decoded
-            .iter()
-            .zip(a.iter())
-            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert!(same_bits(decoded.view(), a.view()));
         round_trip_in_every_layout(a.view(), &expected, endian, 0x11, "");
     }
 }
