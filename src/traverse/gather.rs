@@ -658,12 +658,12 @@ pub(crate) fn scatter<
     }
     let pitch = tile_pitch::<P>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
-    let mut rectangle = |band: &[P], c0: usize| finished(kernel(rows_of(band, pitch, c0)), &finish);
+    let mut rectangle = |band: &[P], c0: usize| kernel(rows_of(band, pitch, c0));
     let per_line = per_line::<A>();
     if let (Some(span), Some(memory)) = (block.packed::<R>(cols_k), memory.whole_mut()) {
         // One run of R × K elements per rectangle, one after the other.
         for (c0, run) in (0..).step_by(K).zip(memory[span].chunks_exact_mut(R * K)) {
-            run.copy_from_slice(rectangle(scratch, c0).as_flattened());
+            run.copy_from_slice(finished(rectangle(scratch, c0), &finish).as_flattened());
         }
     } else {
         for c0 in (0..cols_k).step_by(K) {
@@ -673,14 +673,31 @@ pub(crate) fn scatter<
                 let rows = b * R..b * R + R;
                 let ahead =
                     (rows.start % per_line == 0).then_some(rows.start + LINES_AHEAD * per_line);
-                // By reference: runs moved out of the rectangle by value were stored a
-                // byte and then 15 at a time when they are `bool`.
-                let out = rectangle(band, c0);
-                for (run, values) in runs.iter_mut().zip(&out) {
+                let ask = |run: &mut [A]| {
                     if let Some(ahead) = ahead {
                         request_line(run, ahead);
                     }
-                    run[rows.clone()].copy_from_slice(values);
+                };
+                let out = rectangle(band, c0);
+                // Rectangles of 8 runs or more: each run finished element by element as it
+                // is stored, straight from the registers (`bool` rectangles finished as a
+                // whole went through the stack); narrower ones finished as a whole, as
+                // their runs finished one by one were shuffled across runs, with more than
+                // twice the instructions. By reference: runs moved out by value were
+                // stored a byte and then 15 at a time (benches/README.md, Design
+                // measurements).
+                if K >= 8 {
+                    for (run, values) in runs.iter_mut().zip(&out) {
+                        ask(run);
+                        for (m, &x) in run[rows.clone()].iter_mut().zip(values) {
+                            *m = finish(x);
+                        }
+                    }
+                } else {
+                    for (run, values) in runs.iter_mut().zip(&finished(out, &finish)) {
+                        ask(run);
+                        run[rows.clone()].copy_from_slice(values);
+                    }
                 }
             }
         }
