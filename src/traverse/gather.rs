@@ -397,8 +397,9 @@ fn strip_columns<S, const K: usize>(mut chunks: impl Iterator<Item = S>, reverse
     columns
 }
 
-/// A rectangle of K runs of R elements, each through `finish`: one loop over all of them,
-/// which compiles to whole registers where the runs' own loops did not.
+/// A rectangle of K runs of R elements, each through `finish`, in one loop over all of
+/// them: how [`scatter`] finishes rectangles stored as one run, and those of fewer than 8
+/// runs, whose runs finished one by one were shuffled across runs.
 #[inline(always)]
 fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
     values: [[P; R]; K],
