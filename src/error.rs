@@ -191,6 +191,16 @@ pub enum Error {
         /// The array's shape.
         actual: Box<[usize]>,
     },
+    /// A subset of an array, given by its start and its length along each axis, whose end
+    /// along an axis does not fit `usize`.
+    SubsetOverflow {
+        /// The axis.
+        axis: usize,
+        /// The subset's start along it.
+        start: usize,
+        /// Its length along it.
+        len: usize,
+    },
     /// An error of one chunk of a grid, which the message names.
     InChunk {
         /// The chunk's index in the grid.
@@ -424,6 +434,10 @@ impl fmt::Display for Error {
                 f,
                 "array shape {actual:?} is not the chunk grid's array shape {expected:?}"
             ),
+            Error::SubsetOverflow { axis, start, len } => write!(
+                f,
+                "subset overflows usize: axis {axis} starts at {start} and is {len} long"
+            ),
             Error::InChunk { index, error } => write!(f, "chunk {index:?}: {error}"),
             Error::Metadata(e) => fmt::Display::fmt(e, f),
         }
@@ -582,6 +596,7 @@ mod tests {
                 expected: [10, 10].into(),
                 actual: [10, 9].into(),
             },
+            SubsetOverflow => Error::SubsetOverflow { axis: 0, start: usize::MAX, len: 2 },
             InChunk => Error::InChunk {
                 index: [2, 1].into(),
                 error: Box::new(Error::LengthMismatch { expected: 800, actual: 799 }),

@@ -132,6 +132,7 @@
 //! | [`ChunkIndexOutOfBounds`](Error::ChunkIndexOutOfBounds) | chunk index out of bounds: axis 1 is 4, the grid has 3 chunks along it | index chunks by [`ChunkGrid::indices`] |
 //! | [`PartTooLarge`](Error::PartTooLarge) | part larger than its chunk: axis 0 is 5 long, the chunk 4 | pass the chunk's part inside the array ([`ChunkGrid::region`]) |
 //! | [`GridShapeMismatch`](Error::GridShapeMismatch) | array shape [10, 9] is not the chunk grid's array shape [10, 10] | make the grid of the array's shape |
+//! | [`SubsetOverflow`](Error::SubsetOverflow) | subset overflows usize: axis 0 starts at 18446744073709551615 and is 2 long | the origin is corrupt or hostile |
 //! | [`InChunk`](Error::InChunk) | chunk [2, 1]: byte length mismatch: the shape needs 800 bytes, got 799 | see the chunk's error; its index names the chunk |
 //! | [`InvalidEndian`](MetadataError::InvalidEndian) | invalid endian "native": must be "little" or "big" | fix the codec metadata |
 //! | [`EndianRequired`](MetadataError::EndianRequired) | the bytes codec needs an endian for the multi-byte data type float64 | add `"configuration": {"endian": ...}` |

@@ -10,7 +10,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::runtime::chunks;
-use crate::typed::chunk::{Owned, Sparse};
+use crate::typed::grid::engine::unstored;
+use crate::typed::grid::sink::{Owned, Sparse};
+use crate::typed::grid::subset::Subset;
 use crate::{
     BytesDecode, ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Element, Endian,
     Error, MetadataError,
@@ -315,7 +317,9 @@ impl BytesCodec {
     {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
-        chunks::encode_chunks(&array, grid, &fill, endian, &Owned(sink))
+        grid.check_array(array.shape())?;
+        let subset = Subset::whole(grid);
+        chunks::encode_subset(&array, &subset, &fill, endian, &Owned(sink), &unstored)
     }
 
     /// Whether every element of `array` is `fill_value`, the value of `zarr.json`'s
@@ -398,7 +402,9 @@ impl BytesCodec {
     {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
-        chunks::encode_chunks(&array, grid, &fill, endian, &Sparse::new(sink))
+        grid.check_array(array.shape())?;
+        let (subset, sink) = (Subset::whole(grid), Sparse::new(sink));
+        chunks::encode_subset(&array, &subset, &fill, endian, &sink, &unstored)
     }
 
     /// The array of `data_type` and `grid`'s array shape, chunk by chunk:
@@ -445,14 +451,7 @@ impl BytesCodec {
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
-        let (fill, endian) = self.fill_of(data_type, fill_value)?;
-        let shape = grid.array_shape();
-        let mut array = match DynArray::zeroed(data_type, shape)? {
-            Some(array) => array,
-            None => fill.filled(shape),
-        };
-        chunks::decode_chunks_into(array.view_mut(), grid, &fill, endian, source)?;
-        Ok(array)
+        self.decode_new(data_type, &Subset::whole(grid), fill_value, source)
     }
 
     /// Fill `array`, whose shape is `grid`'s array shape, chunk by chunk: `source(index)`
@@ -499,7 +498,185 @@ impl BytesCodec {
     {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
-        chunks::decode_chunks_into(array, grid, &fill, endian, source)
+        grid.check_array(array.shape())?;
+        chunks::decode_subset(array, &Subset::whole(grid), &fill, endian, source)
+    }
+
+    /// The subset `subset` (one range per axis) of `grid`'s array, of `data_type`, chunk by
+    /// chunk: [`ChunkDecode::from_zarr_subset`] for a data type known only at run time.
+    /// `source(index)` answers the bytes of each chunk the subset touches, and of no
+    /// other, or `None` for a missing chunk, whose part then holds `fill_value`.
+    ///
+    /// The arrays of an element type are allocated zeroed, each element written once, and
+    /// read only the bytes of each chunk's part; strings, byte strings and structs start as
+    /// the fill value and go chunk by chunk, in C order, each part decoded on its own.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`full_dyn`](Self::full_dyn) for `data_type` and
+    /// `fill_value`; as [`ChunkDecode::from_zarr_subset`] for the subset; and the errors of
+    /// [`decode_subset_into_dyn`](Self::decode_subset_into_dyn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[1 << 50], &[2])?;
+    /// let a = codec.decode_subset_dyn(&DataType::UInt16, &grid, &[3..6], &json!(7), |index| {
+    ///     Ok::<_, zarr_bytes::Error>((index == [1]).then_some([0u8, 1, 0, 2]))
+    /// })?;
+    /// assert_eq!(a, DynArray::from(ndarray::arr1(&[2u16, 7, 7]).into_dyn()));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkDecode::from_zarr_subset`]: crate::ChunkDecode::from_zarr_subset
+    pub fn decode_subset_dyn<E, F, B>(
+        &self,
+        data_type: &DataType,
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+        fill_value: &serde_json::Value,
+        source: F,
+    ) -> Result<DynArray, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        self.decode_new(data_type, &Subset::of(grid, subset)?, fill_value, source)
+    }
+
+    /// Fill `array` from the subset of `grid`'s array that starts at `origin` and has
+    /// `array`'s shape: [`ChunkDecodeInto::decode_zarr_subset_into`] for a data type known
+    /// only at run time. Strings, byte strings and structs go chunk by chunk, in C order.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode_chunks_into_dyn`](Self::decode_chunks_into_dyn), and as
+    /// [`ChunkDecodeInto::decode_zarr_subset_into`] for the subset.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// let t: DataType = r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":4}}"#.parse()?;
+    /// let grid = ChunkGrid::new(&[4], &[2])?;
+    /// let mut a = codec.full_dyn(&t, &[2], &json!(""))?;
+    /// codec.decode_subset_into_dyn(&mut a, &grid, &[1], &json!("-"), |index| {
+    ///     Ok::<_, zarr_bytes::Error>((index == [0]).then_some([b'a', 0, 0, 0, b'b', 0, 0, 0]))
+    /// })?;
+    /// assert_eq!(a, codec.decode_dyn(&[b'b', 0, 0, 0, b'-', 0, 0, 0], &t, &[2])?);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkDecodeInto::decode_zarr_subset_into`]: crate::ChunkDecodeInto::decode_zarr_subset_into
+    pub fn decode_subset_into_dyn<'a, E, F, B>(
+        &self,
+        array: impl Into<DynArrayViewMut<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        let subset = Subset::at(grid, origin, array.shape())?;
+        chunks::decode_subset(array, &subset, &fill, endian, source)
+    }
+
+    /// Write `array` into the subset of `grid`'s array that starts at `origin` and has
+    /// `array`'s shape, and hand each chunk the subset touches to `sink`:
+    /// [`ChunkEncode::encode_zarr_subset`] for a data type known only at run time, with
+    /// `zarr.json`'s fill value. A chunk the subset holds in part is asked of `stored` and
+    /// updated in place; `sink` gets `None` for a chunk whose part inside the array then
+    /// [`is_fill_dyn`](Self::is_fill_dyn). Strings, byte strings and structs go chunk by
+    /// chunk, in C order, their parts pasted as their bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`encode_chunks_dyn`](Self::encode_chunks_dyn), and as
+    /// [`ChunkEncode::encode_zarr_subset`] for the subset and the stored chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use ndarray::array;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DynArray, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[6], &[4])?;
+    /// let x = DynArray::from(array![5i16, 6].into_dyn());
+    /// let written = Mutex::new(Vec::new());
+    /// codec.encode_subset_dyn(&x, &grid, &[3], &json!(-1), |index| {
+    ///     // Chunk [0] as stored; chunk [1] was never written.
+    ///     Ok::<_, zarr_bytes::Error>((index == [0]).then(|| vec![0, 1, 0, 2, 0, 3, 0, 4]))
+    /// }, |index, bytes| {
+    ///     written.lock().unwrap().push((index.to_vec(), bytes.map(<[u8]>::to_vec)));
+    ///     Ok(())
+    /// })?;
+    /// let mut written = written.into_inner().unwrap();
+    /// written.sort();
+    /// assert_eq!(written[0], (vec![0], Some(vec![0, 1, 0, 2, 0, 3, 0, 5])));
+    /// assert_eq!(written[1], (vec![1], Some(vec![0, 6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])));
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    ///
+    /// [`ChunkEncode::encode_zarr_subset`]: crate::ChunkEncode::encode_zarr_subset
+    pub fn encode_subset_dyn<'a, E, R, F>(
+        &self,
+        array: impl Into<DynArrayView<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+        stored: R,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+    {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        let subset = Subset::at(grid, origin, array.shape())?;
+        chunks::encode_subset(&array, &subset, &fill, endian, &Sparse::new(sink), &stored)
+    }
+
+    /// The array of `subset`, of `data_type`, from its chunks: allocated zeroed where the
+    /// data type has elements, else as the fill value.
+    fn decode_new<E, F, B>(
+        &self,
+        data_type: &DataType,
+        subset: &Subset<'_>,
+        fill_value: &serde_json::Value,
+        source: F,
+    ) -> Result<DynArray, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        let (fill, endian) = self.fill_of(data_type, fill_value)?;
+        let shape = subset.shape();
+        let mut array = match DynArray::zeroed(data_type, shape)? {
+            Some(array) => array,
+            None => fill.filled(shape),
+        };
+        chunks::decode_subset(array.view_mut(), subset, &fill, endian, source)?;
+        Ok(array)
     }
 
     /// The 0-d array of `fill_value` for `data_type`, and the byte order of its chunks.

@@ -1,6 +1,6 @@
 //! Chunks of a grid for arrays whose data type is known only at run time: the arrays of an
-//! element type go through the typed chunk code, straight between bytes and regions; text
-//! and structs, whose values are no elements, are cut, padded and pasted as arrays.
+//! element type go through the typed engine, straight between bytes and regions; text and
+//! structs, whose values are no elements, are cut, and pasted as their encoded bytes.
 //! Every function reads or writes a view, which hands its element arrays over as views.
 
 use std::marker::PhantomData;
@@ -9,14 +9,17 @@ use std::ops::Range;
 use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
 use crate::check::{checked_len, checked_size};
-use crate::typed::chunk::{
-    check_part, chunk_len, decode_grid, decode_part, encode_grid, encode_part, fill_elements, Sink,
+use crate::typed::grid::engine;
+use crate::typed::grid::fill::{fill_with, Fill};
+use crate::typed::grid::part::{
+    check_part, chunk_len, corner, decode_part, encode_part, fill_elements,
 };
-use crate::typed::fill::Fill;
+use crate::typed::grid::sink::{in_chunk, Sink};
+use crate::typed::grid::subset::Subset;
 use crate::typed::region::{self, decode_region_dyn};
 use crate::{ChunkGrid, DynArray, DynArrayView, DynArrayViewMut, Element, Endian, Error};
 
-pub(crate) use crate::typed::chunk::Kind;
+pub(crate) use crate::typed::grid::part::Kind;
 
 /// The slices of `region` along the axes it names, the whole of any axis after them (the
 /// bytes of a raw element).
@@ -189,49 +192,64 @@ impl<'a> ElementsMut<'a> for DecodeChunk<'_> {
         let part = a.slice_each_axis_mut(slicer(&region));
         check_part(part.shape(), &chunk)?;
         checked_size(&chunk, A::SIZE, self.bytes)?;
-        decode_part(part, &kind, &chunk, self.bytes, self.endian)
+        let corner = corner(part.shape());
+        decode_part(part, &kind, &chunk, &corner, self.bytes, self.endian)
     }
 }
 
-/// The grid of a variant's array: for raw elements, with the axis of their bytes in one
-/// chunk.
-fn grid_of<A>(kind: &Kind<A>, grid: &ChunkGrid, shape: &[usize]) -> Result<ChunkGrid, Error> {
-    grid.check_array(logical(kind, shape))?;
+/// A subset of a variant's array: for raw elements, with the axis of their bytes whole,
+/// in one chunk of a grid that has that axis too, which `records` holds.
+fn subset_of<'g, A>(
+    kind: &Kind<A>,
+    subset: &Subset<'g>,
+    shape: &[usize],
+    records: &'g mut Option<ChunkGrid>,
+) -> Result<Subset<'g>, Error> {
+    let (Kind::Records, Some(&n)) = (kind, shape.last()) else {
+        return Ok(subset.clone());
+    };
+    let grid = subset.grid();
     let (_, chunk) = with_records(kind, shape, &[], grid.chunk_shape());
-    ChunkGrid::new(shape, &chunk)
+    let (_, array) = with_records(kind, shape, &[], grid.array_shape());
+    let grid = records.insert(ChunkGrid::new(&array, &chunk)?);
+    Ok(subset.with_axis(grid, n))
 }
 
-/// Every chunk of a grid, handed to a sink.
-struct EncodeChunks<'r, S, E> {
-    grid: &'r ChunkGrid,
+/// An array encoded into the chunks of a subset, handed to a sink.
+struct EncodeSubset<'r, S, R, E> {
+    subset: &'r Subset<'r>,
     fill: &'r [u8],
     endian: Endian,
     sink: &'r S,
+    stored: &'r R,
     error: PhantomData<fn() -> E>,
 }
 
-impl<'a, E, S> Elements<'a> for EncodeChunks<'_, S, E>
+impl<'a, E, S, R> Elements<'a> for EncodeSubset<'_, S, R, E>
 where
     E: From<Error> + Send,
     S: Sink<E>,
+    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     type Out = Result<(), E>;
 
     fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
-        let grid = grid_of(&kind, self.grid, a.shape())?;
-        encode_grid(a, &grid, &kind, self.fill, self.endian, self.sink)
+        let mut records = None;
+        let subset = subset_of(&kind, self.subset, a.shape(), &mut records)?;
+        let (fill, endian) = (self.fill, self.endian);
+        engine::encode(a, &subset, &kind, fill, endian, self.sink, self.stored)
     }
 }
 
-/// Every chunk of a grid, asked of a source.
-struct DecodeChunks<'r, F> {
-    grid: &'r ChunkGrid,
+/// The chunks of a subset, asked of a source, decoded into an array.
+struct DecodeSubset<'r, F> {
+    subset: &'r Subset<'r>,
     fill: &'r [u8],
     endian: Endian,
     source: &'r F,
 }
 
-impl<'a, E, F, B> ElementsMut<'a> for DecodeChunks<'_, F>
+impl<'a, E, F, B> ElementsMut<'a> for DecodeSubset<'_, F>
 where
     E: From<Error> + Send,
     B: AsRef<[u8]>,
@@ -240,9 +258,10 @@ where
     type Out = Result<(), E>;
 
     fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
-        let grid = grid_of(&kind, self.grid, a.shape())?;
+        let mut records = None;
+        let subset = subset_of(&kind, self.subset, a.shape(), &mut records)?;
         let fill = fill_elements(&kind, self.fill, self.endian);
-        decode_grid(a, &grid, &kind, &fill, self.endian, self.source)
+        engine::decode(a, &subset, &kind, &fill, self.endian, self.source)
     }
 }
 
@@ -264,16 +283,36 @@ pub(crate) fn encode_chunk(
     };
     match array.elements(visitor) {
         Ok(result) => result,
-        // Text and structs: the part, cut out, pasted into a chunk of the fill value.
+        // Text and structs: the part's bytes pasted into a chunk of the fill value.
         Err(_) => {
-            let part = array.slice_region(region)?.to_owned();
-            check_part(part.shape(), chunk)?;
-            let mut padded = fill.filled(chunk);
-            let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
-            padded.assign_region(&corner, &part)?;
-            padded.encode(endian)
+            let part = array.slice_region(region)?;
+            let size = array.data_type().size();
+            let mut out = vec![0u8; chunk_len(part.shape(), chunk, size)?];
+            fill_with(&mut out, &fill_bytes);
+            paste(&part, chunk, &corner(part.shape()), endian, &mut out)?;
+            Ok(out)
         }
     }
+}
+
+/// Write the bytes of `part` (text or structs) into `region`, of its shape, of a chunk of
+/// shape `chunk` whose encoded bytes are `bytes`, in place.
+fn paste(
+    part: &DynArrayView<'_>,
+    chunk: &[usize],
+    region: &[Range<usize>],
+    endian: Endian,
+    bytes: &mut [u8],
+) -> Result<(), Error> {
+    let encoded = part.cow().encode(endian)?;
+    let size = part.data_type().size();
+    let mut at = 0;
+    region::runs(chunk, region, |_, offset, len| {
+        let (offset, len) = (offset * size, len * size);
+        bytes[offset..offset + len].copy_from_slice(&encoded[at..at + len]);
+        at += len;
+    });
+    Ok(())
 }
 
 /// Decode the chunk of `chunk` shape whose part inside `array` is `region` from `bytes`.
@@ -305,56 +344,70 @@ pub(crate) fn decode_chunk_into(
     }
 }
 
-/// Every chunk of `grid` from `array`, handed to `sink`.
-pub(crate) fn encode_chunks<E, S>(
+/// `array`, of `subset`'s shape, encoded into the chunks `subset` touches and handed to
+/// `sink`: the chunks it holds in part asked of `stored` and updated in place.
+pub(crate) fn encode_subset<E, S, R>(
     array: &DynArrayView<'_>,
-    grid: &ChunkGrid,
+    subset: &Subset<'_>,
     fill: &DynArray,
     endian: Endian,
     sink: &S,
+    stored: &R,
 ) -> Result<(), E>
 where
     E: From<Error> + Send,
     S: Sink<E>,
+    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let fill_bytes = fill.encode(endian)?;
-    let visitor = EncodeChunks {
-        grid,
+    let visitor = EncodeSubset {
+        subset,
         fill: &fill_bytes,
         endian,
         sink,
+        stored,
         error: PhantomData,
     };
     if let Ok(result) = array.elements(visitor) {
         return result;
     }
-    // Text and structs: chunk by chunk, in C order.
-    grid.check_array(array.shape())?;
+    // Text and structs: chunk by chunk, in C order, their parts pasted as bytes.
+    let chunk = subset.grid().chunk_shape();
     let size = array.data_type().size();
-    let len = checked_len(grid.chunk_shape(), size)? * size;
-    for index in grid.indices() {
-        let region = grid.region_unchecked(&index);
-        let part = array.slice_region(&region)?;
+    let len = checked_len(chunk, size)? * size;
+    let pattern = Fill::of_bytes(&fill_bytes);
+    for at in subset.indices() {
+        let meet = subset.meet(&at);
+        let part = array.slice_region(&meet.within)?;
         let fills = || is_fill(&part, fill, endian).unwrap_or(false);
-        sink.chunk(&index, len, fills, |out| {
-            let bytes = encode_chunk(array, &region, grid.chunk_shape(), fill, endian)?;
-            if bytes.len() != out.len() {
-                return Err(Error::BufferSize {
-                    expected: bytes.len(),
-                    actual: out.len(),
-                });
+        let paste_into = |out: &mut [u8]| paste(&part, chunk, &meet.region, endian, out);
+        let stored = if meet.whole { None } else { stored(&at)? };
+        match stored {
+            Some(bytes) if bytes.len() != len => {
+                let error = Error::LengthMismatch {
+                    expected: len,
+                    actual: bytes.len(),
+                };
+                return Err(in_chunk(&at, error).into());
             }
-            out.copy_from_slice(&bytes);
-            Ok(())
-        })?;
+            Some(bytes) => sink.update(&at, bytes, paste_into, |bytes| {
+                let inside = corner(&meet.inside);
+                fills() && pattern.fills_region(bytes, chunk, &inside, size)
+            })?,
+            None => sink.chunk(&at, len, fills, |out| {
+                fill_with(out, &fill_bytes);
+                paste_into(out)
+            })?,
+        }
     }
     Ok(())
 }
 
-/// Every chunk of `grid` into `array`, asked of `source`; missing chunks hold `fill`.
-pub(crate) fn decode_chunks_into<E, F, B>(
+/// The chunks `subset` touches, asked of `source`, decoded into `array`, of the subset's
+/// shape; the part of a missing chunk holds `fill`.
+pub(crate) fn decode_subset<E, F, B>(
     mut array: DynArrayViewMut<'_>,
-    grid: &ChunkGrid,
+    subset: &Subset<'_>,
     fill: &DynArray,
     endian: Endian,
     source: F,
@@ -365,8 +418,8 @@ where
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     let fill_bytes = fill.encode(endian)?;
-    let visitor = DecodeChunks {
-        grid,
+    let visitor = DecodeSubset {
+        subset,
         fill: &fill_bytes,
         endian,
         source: &source,
@@ -374,20 +427,20 @@ where
     if let Ok(result) = array.elements_mut(visitor) {
         return result;
     }
-    // Text and structs: chunk by chunk, in C order.
-    grid.check_array(array.shape())?;
-    for index in grid.indices() {
-        let region = grid.region_unchecked(&index);
-        match source(&index)? {
-            Some(bytes) => decode_chunk_into(
-                &mut array,
-                &region,
-                grid.chunk_shape(),
-                bytes.as_ref(),
-                endian,
-            )
-            .map_err(|e| crate::typed::chunk::in_chunk(&index, e))?,
-            None => array.assign_unchecked(&region, fill),
+    // Text and structs: chunk by chunk, in C order, each part decoded alone, then pasted.
+    let data_type = array.data_type();
+    let chunk = subset.grid().chunk_shape();
+    checked_len(chunk, data_type.size())?;
+    for at in subset.indices() {
+        let meet = subset.meet(&at);
+        match source(&at)? {
+            Some(bytes) => {
+                let bytes = bytes.as_ref();
+                let part = decode_region_dyn(bytes, &data_type, chunk, &meet.region, endian)
+                    .map_err(|e| in_chunk(&at, e))?;
+                array.assign_unchecked(&meet.within, &part);
+            }
+            None => array.assign_unchecked(&meet.within, fill),
         }
     }
     Ok(())

@@ -13,7 +13,7 @@ use crate::metadata::fill;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
-use crate::typed::chunk::zeroed;
+use crate::typed::decode::zeroed;
 use crate::typed::region;
 use crate::{BytesDecode, BytesEncode, DataType, Element, Endian, Error};
 use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};

@@ -1,22 +1,19 @@
-//! Chunks of a grid: the part of one chunk inside an array to the whole chunk's bytes,
-//! padded with the fill value, and back; and every chunk of an array at once.
+//! The chunk calls users read: one chunk, every chunk of a grid, or the chunks a subset of
+//! a grid's array touches, as extension traits of ndarray's arrays. Each checks what it is
+//! given and hands the work to the engine in `typed::grid`.
 
 use std::ops::Range;
 
-use std::sync::Mutex;
+use ndarray::{Array, ArrayBase, Data, DataMut, Dimension};
 
-use ndarray::{
-    Array, ArrayBase, ArrayView, ArrayView1, ArrayViewMut, Axis, Data, DataMut, Dimension, IxDyn,
-    Slice,
-};
-
-use crate::check::{checked_len, checked_size, into_array};
-use crate::traverse;
-use crate::typed::decode::decode;
-use crate::typed::encode::encode;
-use crate::typed::fill::Fill;
-use crate::typed::region;
-use crate::{ChunkGrid, DataType, Element, Endian, Error};
+use crate::check::{checked_len, checked_size};
+use crate::typed::decode::zeroed;
+use crate::typed::grid::engine::{self, unstored};
+use crate::typed::grid::fill::{fill_bytes, Fill};
+use crate::typed::grid::part::{check_part, chunk_len, corner, decode_part, encode_part, Kind};
+use crate::typed::grid::sink::{Owned, Sink, Sparse};
+use crate::typed::grid::subset::Subset;
+use crate::{ChunkGrid, Element, Endian, Error};
 
 /// Encode the chunks of a Zarr chunk grid: one chunk from the part of it inside the array,
 /// or every chunk of an array.
@@ -184,6 +181,84 @@ pub trait ChunkEncode {
     where
         E: From<Error> + Send,
         F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync;
+
+    /// Write `self` into the subset of `grid`'s array that starts at `origin` and has
+    /// `self`'s shape, and hand each chunk the subset touches to `sink`: what Zarr writers
+    /// store for an assignment to part of an array (zarr-python's `arr[1:3, 2:] = x`), the
+    /// grid being the stored array's, of any size.
+    ///
+    /// A chunk whose part inside the array the subset holds whole is encoded straight from
+    /// `self`, its padding `fill`, and `stored` is not asked for it. A chunk the subset
+    /// holds in part is asked of `stored`: `Some(bytes)` is the chunk as stored
+    /// (decompressed, owned), updated in place (the subset's elements are written, every
+    /// other byte, padding included, stays as stored) and handed on; `None`, a missing
+    /// chunk, starts as `fill`. `sink` gets each touched chunk once: `None` when its part
+    /// inside the array then holds only `fill`, bit for bit ([`is_zarr_fill`](Self::is_zarr_fill)),
+    /// for the caller to erase, else the chunk's bytes, lent for the call. Chunks the subset
+    /// does not touch are neither asked for nor handed over. A caller that keeps every chunk
+    /// (zarr-python's `write_empty_chunks=True`) stores a chunk of `fill` on `None`.
+    ///
+    /// With the `rayon` feature the chunks go to the thread pool, a chunk's read, update
+    /// and hand-over on one thread, so `stored` and `sink` may be called from several
+    /// threads at once; without it, in C order on the calling thread. The first error stops
+    /// the work (chunks not started are skipped) and is returned: `stored`'s and `sink`'s
+    /// own as they are, the crate's as [`Error::InChunk`], which names the chunk.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] for an origin of another rank than the grid, or a grid of
+    /// another rank than `self`; [`Error::SubsetOverflow`] where the origin plus `self`'s
+    /// length does not fit `usize`; [`Error::RegionOutOfBounds`] where the subset reaches
+    /// past the array; [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes
+    /// (all before any chunk is asked for or encoded); [`Error::InChunk`] holding
+    /// [`Error::LengthMismatch`] for a stored chunk of another length than a chunk's; and
+    /// the first error `stored` or `sink` returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::{collections::HashMap, sync::Mutex};
+    /// use ndarray::array;
+    /// use zarr_bytes::{ChunkEncode, ChunkGrid, Endian, Error};
+    ///
+    /// // A 4 × 4 array of u8 in chunks of 2 × 2, fill value 0, every chunk stored as 1s.
+    /// let grid = ChunkGrid::new(&[4, 4], &[2, 2])?;
+    /// let store = Mutex::new(HashMap::new());
+    /// for index in grid.indices() {
+    ///     store.lock().unwrap().insert(index, vec![1u8; 4]);
+    /// }
+    /// let asked = Mutex::new(Vec::new());
+    /// // Rows 1..4, columns 2..4: chunk [1, 1] whole, the second row of chunk [0, 1].
+    /// let x = array![[9u8, 9], [0, 0], [0, 0]];
+    /// x.encode_zarr_subset(&grid, &[1, 2], 0, Endian::Little, |index| {
+    ///     asked.lock().unwrap().push(index.to_vec());
+    ///     Ok::<_, Error>(store.lock().unwrap().remove(index))
+    /// }, |index, bytes| {
+    ///     match bytes {
+    ///         Some(bytes) => store.lock().unwrap().insert(index.to_vec(), bytes.to_vec()),
+    ///         None => store.lock().unwrap().remove(index), // only the fill value: erased
+    ///     };
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(asked.into_inner().unwrap(), [[0, 1]]);
+    /// let store = store.into_inner().unwrap();
+    /// assert_eq!(store[&vec![0, 1]], [1, 1, 9, 9]);
+    /// assert!(!store.contains_key(&vec![1, 1]));
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn encode_zarr_subset<E, R, F>(
+        &self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+        stored: R,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync;
 }
 
 /// Decode a whole array from the chunks of a Zarr chunk grid: a constructor, as
@@ -228,6 +303,54 @@ pub trait ChunkDecode: Sized {
     /// [`decode_zarr_chunks_into`](ChunkDecodeInto::decode_zarr_chunks_into).
     fn from_zarr_chunks<E, F, B>(
         grid: &ChunkGrid,
+        fill: Self::Elem,
+        endian: Endian,
+        source: F,
+    ) -> Result<Self, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
+
+    /// The subset `subset` (one range per axis) of `grid`'s array, chunk by chunk:
+    /// `source(index)` answers the bytes of each chunk the subset touches, and of no other,
+    /// or `None` for a missing chunk, whose part then holds `fill`. What Zarr readers return
+    /// for part of an array (zarr-python's `arr[1:3, 2:]`), the grid being the stored
+    /// array's, of any size.
+    ///
+    /// Of each chunk only the bytes of its part in the subset are read, decoded straight
+    /// into their place in the result; the stored bytes must be the whole chunk's length.
+    /// The result is allocated zeroed and each element is written once. The pool, the
+    /// order of the calls and the errors are those of
+    /// [`decode_zarr_subset_into`](ChunkDecodeInto::decode_zarr_subset_into).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] for a subset of another rank than the grid or the array
+    /// type; [`Error::ReversedRange`] and [`Error::RegionOutOfBounds`] for ranges that are
+    /// no box of the array; [`Error::ShapeOverflow`] for a subset or chunk larger than
+    /// `isize::MAX` bytes (all before anything is allocated or read); and the errors of
+    /// [`decode_zarr_subset_into`](ChunkDecodeInto::decode_zarr_subset_into).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2};
+    /// use zarr_bytes::{ChunkDecode, ChunkGrid, Endian, Error};
+    ///
+    /// // A 2^40 × 2^40 array in chunks of 1000 × 1000 `u16`, each element 7 but chunk [0, 1].
+    /// let grid = ChunkGrid::new(&[1 << 40, 1 << 40], &[1000, 1000])?;
+    /// let chunk = |index: &[usize]| -> Result<Option<Vec<u8>>, Error> {
+    ///     Ok((index != [0, 1]).then(|| [7u8, 0].repeat(1000 * 1000)))
+    /// };
+    /// // Rows 999..1001, columns 998..1001: four chunks, one of them missing.
+    /// let a = Array2::<u16>::from_zarr_subset(&grid, &[999..1001, 998..1001], 0, Endian::Little, chunk)?;
+    /// assert_eq!(a, array![[7, 7, 0], [7, 7, 7]]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn from_zarr_subset<E, F, B>(
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
         fill: Self::Elem,
         endian: Endian,
         source: F,
@@ -314,6 +437,55 @@ pub trait ChunkDecodeInto {
         E: From<Error> + Send,
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
+
+    /// Fill `self` from the subset of `grid`'s array that starts at `origin` and has
+    /// `self`'s shape, chunk by chunk: `source(index)` answers the bytes of each chunk the
+    /// subset touches, and of no other, or `None` for a missing chunk, whose part then
+    /// holds `fill`.
+    ///
+    /// Of each chunk only the bytes of its part in the subset are read (the stored bytes
+    /// must be the whole chunk's length), decoded straight into their place in `self`, of
+    /// any layout; each element of `self` is written once. The pool, the order and the
+    /// errors are those of [`decode_zarr_chunks_into`](Self::decode_zarr_chunks_into), of
+    /// which this is the general case: that is `origin` 0 and `self` the whole array.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankMismatch`] for an origin of another rank than the grid, or a grid of
+    /// another rank than `self`; [`Error::SubsetOverflow`] where the origin plus `self`'s
+    /// length does not fit `usize`; [`Error::RegionOutOfBounds`] where the subset reaches
+    /// past the array; [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes
+    /// (all before any chunk is read); [`Error::InChunk`] holding a chunk's
+    /// [`Error::LengthMismatch`] or [`Error::InvalidBool`]; and the first error `source`
+    /// returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2, ShapeBuilder};
+    /// use zarr_bytes::{ChunkDecodeInto, ChunkGrid, Endian, Error};
+    ///
+    /// // A 4 × 4 array of u8 in chunks of 2 × 2: chunk [i, j] holds 10 i + j everywhere.
+    /// let grid = ChunkGrid::new(&[4, 4], &[2, 2])?;
+    /// let mut a = Array2::<u8>::zeros((2, 3).f());
+    /// a.decode_zarr_subset_into(&grid, &[1, 1], 0, Endian::Little, |index: &[usize]| {
+    ///     Ok::<_, Error>(Some([(10 * index[0] + index[1]) as u8; 4]))
+    /// })?;
+    /// assert_eq!(a, array![[0, 1, 1], [10, 11, 11]]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn decode_zarr_subset_into<E, F, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
 }
 
 impl<A, S, D> ChunkEncode for ArrayBase<S, D>
@@ -349,14 +521,9 @@ where
                 actual: out.len(),
             });
         }
-        encode_padded(
-            self.view().into_dyn(),
-            chunk_shape,
-            &fill_bytes(fill, endian),
-            endian,
-            out,
-        );
-        Ok(())
+        let fill = fill_bytes(fill, endian);
+        let part = self.view().into_dyn();
+        encode_part(part, &Kind::Plain, chunk_shape, &fill, endian, out)
     }
 
     fn encode_zarr_chunks<E, F>(
@@ -371,16 +538,8 @@ where
         F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
     {
         grid.check_array(self.shape())?;
-        let fill = fill_bytes(fill, endian);
-        let sink = Owned(sink);
-        encode_grid(
-            self.view().into_dyn(),
-            grid,
-            &Kind::Plain,
-            &fill,
-            endian,
-            &sink,
-        )
+        let subset = Subset::whole(grid);
+        encode_plain(self, &subset, fill, endian, &Owned(sink), &unstored)
     }
 
     fn is_zarr_fill(&self, fill: A) -> bool {
@@ -399,17 +558,49 @@ where
         F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
     {
         grid.check_array(self.shape())?;
-        let fill = fill_bytes(fill, endian);
-        let sink = Sparse::new(sink);
-        encode_grid(
-            self.view().into_dyn(),
-            grid,
-            &Kind::Plain,
-            &fill,
-            endian,
-            &sink,
-        )
+        let subset = Subset::whole(grid);
+        encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &unstored)
     }
+
+    fn encode_zarr_subset<E, R, F>(
+        &self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: A,
+        endian: Endian,
+        stored: R,
+        sink: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
+        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+    {
+        let subset = Subset::at(grid, origin, self.shape())?;
+        encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &stored)
+    }
+}
+
+/// `array`, of `subset`'s shape, encoded into the chunks it touches.
+fn encode_plain<A, S, D, E, K, R>(
+    array: &ArrayBase<S, D>,
+    subset: &Subset<'_>,
+    fill: A,
+    endian: Endian,
+    sink: &K,
+    stored: &R,
+) -> Result<(), E>
+where
+    A: Element,
+    S: Data<Elem = A>,
+    D: Dimension,
+    E: From<Error> + Send,
+    K: Sink<E>,
+    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
+{
+    let view = array.view().into_dyn();
+    let fill = fill_bytes(fill, endian);
+    engine::encode(view, subset, &Kind::Plain, &fill, endian, sink, stored)
 }
 
 impl<A, D> ChunkDecode for Array<A, D>
@@ -430,35 +621,52 @@ where
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
-        let shape = grid.array_shape();
-        if let Some(rank) = D::NDIM.filter(|&rank| rank != shape.len()) {
-            return Err(Error::RankMismatch {
-                expected: rank,
-                actual: shape.len(),
-            }
-            .into());
-        }
-        checked_len(grid.chunk_shape(), A::SIZE)?;
-        let mut array = zeroed::<A, D>(shape)?;
-        decode_grid(
-            array.view_mut().into_dyn(),
-            grid,
-            &Kind::Plain,
-            &[fill],
-            endian,
-            &source,
-        )?;
-        Ok(array)
+        decode_new(&Subset::whole(grid), fill, endian, &source)
+    }
+
+    fn from_zarr_subset<E, F, B>(
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+        fill: A,
+        endian: Endian,
+        source: F,
+    ) -> Result<Self, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+    {
+        decode_new(&Subset::of(grid, subset)?, fill, endian, &source)
     }
 }
 
-/// An array of `shape`, of the rank of `D`, of zeroed memory: the allocator's, which the
-/// system hands over as zero pages rather than writing it.
-pub(crate) fn zeroed<A: Element, D: Dimension>(shape: &[usize]) -> Result<Array<A, D>, Error> {
-    let len = checked_len(shape, A::SIZE)?;
-    let mut dim = D::zeros(shape.len());
-    dim.slice_mut().copy_from_slice(shape);
-    into_array(dim, bytemuck::allocation::zeroed_vec(len))
+/// The array of `subset`, its memory zeroed, each element then written once.
+fn decode_new<A, D, E, F, B>(
+    subset: &Subset<'_>,
+    fill: A,
+    endian: Endian,
+    source: &F,
+) -> Result<Array<A, D>, E>
+where
+    A: Element,
+    D: Dimension,
+    E: From<Error> + Send,
+    B: AsRef<[u8]>,
+    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+{
+    let shape = subset.shape();
+    if let Some(rank) = D::NDIM.filter(|&rank| rank != shape.len()) {
+        return Err(Error::RankMismatch {
+            expected: rank,
+            actual: shape.len(),
+        }
+        .into());
+    }
+    checked_len(subset.grid().chunk_shape(), A::SIZE)?;
+    let mut array = zeroed::<A, D>(shape)?;
+    let view = array.view_mut().into_dyn();
+    engine::decode(view, subset, &Kind::Plain, &[fill], endian, source)?;
+    Ok(array)
 }
 
 impl<A, S, D> ChunkDecodeInto for ArrayBase<S, D>
@@ -477,7 +685,9 @@ where
     ) -> Result<(), Error> {
         check_part(self.shape(), chunk_shape)?;
         checked_size(chunk_shape, A::SIZE, bytes)?;
-        decode_corner(self.view_mut().into_dyn(), chunk_shape, bytes, endian)
+        let region = corner(self.shape());
+        let part = self.view_mut().into_dyn();
+        decode_part(part, &Kind::Plain, chunk_shape, &region, bytes, endian)
     }
 
     fn decode_zarr_chunks_into<E, F, B>(
@@ -493,428 +703,26 @@ where
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
         grid.check_array(self.shape())?;
-        decode_grid(
-            self.view_mut().into_dyn(),
-            grid,
-            &Kind::Plain,
-            &[fill],
-            endian,
-            &source,
-        )
+        let view = self.view_mut().into_dyn();
+        let subset = Subset::whole(grid);
+        engine::decode(view, &subset, &Kind::Plain, &[fill], endian, &source)
     }
-}
 
-/// What sets the elements of an array apart from plain elements, for the chunk code: the
-/// arrays of [`DynArray`](crate::DynArray) variants that hold more than an element each.
-pub(crate) enum Kind<A> {
-    /// One element of the array is one of the data type.
-    Plain,
-    /// Sub-byte integers: the data type, the bits kept, the value of the low bits of a
-    /// byte, and the value of an element that does not fit them.
-    Narrow {
-        data_type: DataType,
-        bits: u32,
-        widen: fn(A) -> A,
-        misfit: fn(A) -> Option<i64>,
-    },
-    /// Raw elements: bytes, the array's last axis each element's, always whole.
-    Records,
-}
-
-/// Encode `part`, of checked shape, padded to `chunk` with `fill` into `out`; sub-byte
-/// integers must fit their bits, and keep only those.
-pub(crate) fn encode_part<A: Element>(
-    part: ArrayView<'_, A, IxDyn>,
-    kind: &Kind<A>,
-    chunk: &[usize],
-    fill: &[u8],
-    endian: Endian,
-    out: &mut [u8],
-) -> Result<(), Error> {
-    if let Kind::Narrow {
-        data_type, misfit, ..
-    } = kind
+    fn decode_zarr_subset_into<E, F, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: A,
+        endian: Endian,
+        source: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
-        let mut misfits = part.iter().enumerate();
-        if let Some((index, value)) = misfits.find_map(|(i, &x)| Some((i, misfit(x)?))) {
-            return Err(Error::OutOfRange {
-                data_type: data_type.clone(),
-                index,
-                value,
-            });
-        }
-    }
-    encode_padded(part, chunk, fill, endian, out);
-    if let Kind::Narrow { bits, .. } = kind {
-        let used = 0xff >> (8 - bits);
-        out.iter_mut().for_each(|b| *b &= used);
-    }
-    Ok(())
-}
-
-/// Decode the corner `part` of a chunk from its `bytes` (both checked); sub-byte integers
-/// take the value of their low bits.
-pub(crate) fn decode_part<A: Element>(
-    mut part: ArrayViewMut<'_, A, IxDyn>,
-    kind: &Kind<A>,
-    chunk: &[usize],
-    bytes: &[u8],
-    endian: Endian,
-) -> Result<(), Error> {
-    decode_corner(part.view_mut(), chunk, bytes, endian)?;
-    if let Kind::Narrow { widen, .. } = kind {
-        part.mapv_inplace(widen);
-    }
-    Ok(())
-}
-
-/// Every chunk of `grid` (whose array shape is `array`'s, raw elements' byte axis
-/// included) encoded and handed to `sink` with its index (without that axis); edge chunks
-/// padded with `fill`, one element's bytes.
-pub(crate) fn encode_grid<A, E, S>(
-    array: ArrayView<'_, A, IxDyn>,
-    grid: &ChunkGrid,
-    kind: &Kind<A>,
-    fill: &[u8],
-    endian: Endian,
-    sink: &S,
-) -> Result<(), E>
-where
-    A: Element,
-    E: From<Error> + Send,
-    S: Sink<E>,
-{
-    let len = checked_len(grid.chunk_shape(), A::SIZE)? * A::SIZE;
-    let rank = logical_rank(kind, grid);
-    let pattern = Fill::new(&fill_elements(kind, fill, endian));
-    // One pass over the memory in order finds the chunks of data at once, where the array
-    // is one memory slice: reading it chunk by chunk would wait on the memory.
-    let data = match kind {
-        Kind::Plain | Kind::Narrow { .. } if sink.skips_fill() => {
-            pattern.chunks_with_data(array.view(), grid)
-        }
-        _ => None,
-    };
-    grid.each(array, &|index, part: ArrayView<'_, A, IxDyn>| {
-        let index = &index[..rank];
-        let whole = part.clone();
-        let fills = || match (&data, kind) {
-            (Some(data), _) => !data[grid.position(index)],
-            (None, Kind::Records) => pattern.fills_records(whole),
-            (None, _) => pattern.fills(whole),
-        };
-        sink.chunk(index, len, fills, |out| {
-            encode_part(part, kind, grid.chunk_shape(), fill, endian, out)
-        })
-    })
-}
-
-/// Where [`encode_grid`] hands the chunks: owned, or lent with chunks of only the fill value
-/// left out.
-pub(crate) trait Sink<E>: Sync {
-    /// Whether this sink leaves out the chunks of only the fill value.
-    fn skips_fill(&self) -> bool;
-
-    /// Hand over chunk `index`, of `len` bytes that `encode` writes, unless this sink leaves
-    /// out chunks of only the fill value and `fills()` says it is one.
-    fn chunk(
-        &self,
-        index: &[usize],
-        len: usize,
-        fills: impl FnOnce() -> bool,
-        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-    ) -> Result<(), E>;
-}
-
-/// A sink of every chunk, each in a `Vec` of its own.
-pub(crate) struct Owned<F>(pub F);
-
-impl<E, F> Sink<E> for Owned<F>
-where
-    E: From<Error>,
-    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
-{
-    fn skips_fill(&self) -> bool {
-        false
-    }
-
-    fn chunk(
-        &self,
-        index: &[usize],
-        len: usize,
-        _: impl FnOnce() -> bool,
-        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-    ) -> Result<(), E> {
-        let mut out = vec![0u8; len];
-        encode(&mut out).map_err(|e| in_chunk(index, e))?;
-        (self.0)(index, out)
-    }
-}
-
-/// A sink of the chunks that hold more than the fill value, lent from buffers that are
-/// reused: a thread takes the one put back last, still in its cache.
-pub(crate) struct Sparse<F> {
-    sink: F,
-    spare: Mutex<Vec<Vec<u8>>>,
-}
-
-impl<F> Sparse<F> {
-    pub(crate) fn new(sink: F) -> Sparse<F> {
-        Sparse {
-            sink,
-            spare: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The spare buffers, whatever a panic elsewhere left them as.
-    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u8>>> {
-        self.spare.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl<E, F> Sink<E> for Sparse<F>
-where
-    E: From<Error>,
-    F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
-{
-    fn skips_fill(&self) -> bool {
-        true
-    }
-
-    fn chunk(
-        &self,
-        index: &[usize],
-        len: usize,
-        fills: impl FnOnce() -> bool,
-        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-    ) -> Result<(), E> {
-        if fills() {
-            return (self.sink)(index, None);
-        }
-        // Every byte of the buffer is written by `encode`: it need not be zeroed.
-        let mut out = self.spare().pop().unwrap_or_default();
-        out.resize(len, 0);
-        let result = match encode(&mut out) {
-            Ok(()) => (self.sink)(index, Some(&out)),
-            Err(e) => Err(in_chunk(index, e).into()),
-        };
-        self.spare().push(out);
-        result
-    }
-}
-
-/// The fill value as elements, from its bytes: one element, or a raw element's bytes;
-/// sub-byte integers take the value of their low bits.
-pub(crate) fn fill_elements<A: Element>(kind: &Kind<A>, fill: &[u8], endian: Endian) -> Vec<A> {
-    let mut elements = vec![A::zeroed(); fill.len() / A::SIZE];
-    A::read(fill, endian, &mut elements);
-    if let Kind::Narrow { widen, .. } = kind {
-        elements.iter_mut().for_each(|x| *x = widen(*x));
-    }
-    elements
-}
-
-/// Every chunk of `grid` (as [`encode_grid`]'s) asked of `source` and decoded into its
-/// region of `array`; the region of a missing chunk holds `fill`: one element, or a raw
-/// element's bytes.
-pub(crate) fn decode_grid<A, E, F, B>(
-    array: ArrayViewMut<'_, A, IxDyn>,
-    grid: &ChunkGrid,
-    kind: &Kind<A>,
-    fill: &[A],
-    endian: Endian,
-    source: &F,
-) -> Result<(), E>
-where
-    A: Element,
-    E: From<Error> + Send,
-    B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
-{
-    checked_len(grid.chunk_shape(), A::SIZE)?;
-    let rank = logical_rank(kind, grid);
-    let chunk = grid.chunk_shape();
-    grid.each(array, &|index, mut part: ArrayViewMut<'_, A, IxDyn>| {
-        let index = &index[..rank];
-        match source(index)? {
-            Some(bytes) => {
-                let bytes = bytes.as_ref();
-                checked_size(chunk, A::SIZE, bytes)
-                    .and_then(|_| decode_part(part, kind, chunk, bytes, endian))
-                    .map_err(|e| in_chunk(index, e).into())
-            }
-            None => {
-                match kind {
-                    Kind::Records => part.assign(&ArrayView1::from(fill)),
-                    Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
-                    Kind::Plain => part.fill(fill[0]),
-                }
-                Ok(())
-            }
-        }
-    })
-}
-
-/// The rank of a chunk's index in `grid`: without the axis of raw elements' bytes.
-fn logical_rank<A>(kind: &Kind<A>, grid: &ChunkGrid) -> usize {
-    let rank = grid.array_shape().len();
-    match kind {
-        Kind::Records => rank - 1,
-        _ => rank,
-    }
-}
-
-/// `error`, of the chunk at `index` of a grid.
-pub(crate) fn in_chunk(index: &[usize], error: Error) -> Error {
-    Error::InChunk {
-        index: index.into(),
-        error: Box::new(error),
-    }
-}
-
-/// The bytes of one element `fill` in `endian`: what the padding of a chunk repeats.
-pub(crate) fn fill_bytes<A: Element>(fill: A, endian: Endian) -> Vec<u8> {
-    let mut bytes = vec![0u8; A::SIZE];
-    A::write(&[fill], endian, &mut bytes);
-    bytes
-}
-
-/// Check that a part of shape `part` is a corner of a chunk of shape `chunk`: the same rank,
-/// no longer on any axis.
-pub(crate) fn check_part(part: &[usize], chunk: &[usize]) -> Result<(), Error> {
-    if part.len() != chunk.len() {
-        return Err(Error::RankMismatch {
-            expected: chunk.len(),
-            actual: part.len(),
-        });
-    }
-    match (0..part.len()).find(|&k| part[k] > chunk[k]) {
-        Some(axis) => Err(Error::PartTooLarge {
-            axis,
-            len: part[axis],
-            chunk: chunk[axis],
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The encoded length of a chunk of `chunk` shape, `size` bytes an element, after checking
-/// that `part` is a corner of it.
-pub(crate) fn chunk_len(part: &[usize], chunk: &[usize], size: usize) -> Result<usize, Error> {
-    check_part(part, chunk)?;
-    Ok(checked_len(chunk, size)? * size)
-}
-
-/// The runs of the corner `part` of a chunk: the innermost axis where the part is shorter
-/// than the chunk, the bytes of each run (which spans that axis's part and the whole axes
-/// after it), and how many runs there are. `None` for a part that is the whole chunk.
-fn corner_runs(part: &[usize], chunk: &[usize], size: usize) -> Option<(usize, usize, usize)> {
-    let axis = (0..part.len()).rev().find(|&k| part[k] != chunk[k])?;
-    let run = part[axis..].iter().product::<usize>() * size;
-    let count = part[..axis].iter().product();
-    Some((axis, run, count))
-}
-
-/// Encode `part`, of checked shape, as the corner of a chunk of `chunk` shape into `out`,
-/// of the chunk's checked length; the rest of the chunk repeats `fill`, one element's bytes.
-pub(crate) fn encode_padded<A: Element>(
-    part: ArrayView<'_, A, IxDyn>,
-    chunk: &[usize],
-    fill: &[u8],
-    endian: Endian,
-    out: &mut [u8],
-) {
-    let Some((axis, run, count)) = corner_runs(part.shape(), chunk, A::SIZE) else {
-        return encode(part, endian, out);
-    };
-    if run * count == 0 {
-        return fill_with(out, fill);
-    }
-    // The part's C-order bytes at the start, then each run moved to its place, the last
-    // first: no run lands on a run not yet moved, as each lands at or after where it was.
-    let shape = part.shape().to_vec();
-    encode(part, endian, &mut out[..run * count]);
-    let mut strides = vec![0; chunk.len()];
-    traverse::c_order(chunk, &mut strides);
-    let mut end = out.len();
-    for r in (0..count).rev() {
-        let (mut q, mut at) = (r, 0);
-        for k in (0..axis).rev() {
-            at += (q % shape[k]) * strides[k];
-            q /= shape[k];
-        }
-        let at = at * A::SIZE;
-        out.copy_within(r * run..(r + 1) * run, at);
-        fill_with(&mut out[at + run..end], fill);
-        end = at;
-    }
-}
-
-/// Decode the corner `part`, of checked shape, of a chunk of `chunk` shape from the chunk's
-/// `bytes`, of checked length: only the corner's bytes are read.
-pub(crate) fn decode_corner<A: Element>(
-    part: ArrayViewMut<'_, A, IxDyn>,
-    chunk: &[usize],
-    bytes: &[u8],
-    endian: Endian,
-) -> Result<(), Error> {
-    let Some((_, run, count)) = corner_runs(part.shape(), chunk, A::SIZE) else {
-        return decode(part, bytes, endian);
-    };
-    if run * count == 0 {
-        return Ok(());
-    }
-    if count == 1 {
-        // One run: the corner's bytes lead the chunk's.
-        return decode(part, &bytes[..run], endian);
-    }
-    // The runs of a slab of whole indices along the first axis at a time, gathered through
-    // a buffer small enough to stay in cache while it is decoded.
-    let first = part.shape()[0];
-    let per_index = run * (count / first);
-    let per_slab = (GATHER_BYTES / per_index).clamp(1, first);
-    let mut gathered = Vec::with_capacity(per_slab * per_index);
-    let mut part = part;
-    for start in (0..first).step_by(per_slab) {
-        let end = (start + per_slab).min(first);
-        let mut slab: Vec<Range<usize>> = part.shape().iter().map(|&p| 0..p).collect();
-        slab[0] = start..end;
-        gathered.clear();
-        region::runs(chunk, &slab, |_, offset, len| {
-            gathered.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
-        });
-        let rows = part
-            .view_mut()
-            .slice_axis_move(Axis(0), Slice::from(start..end));
-        decode(rows, &gathered, endian).map_err(|e| {
-            region::with_offset(e, |at| region::offset_in_chunk(chunk, &slab, A::SIZE, at))
-        })?;
-    }
-    Ok(())
-}
-
-/// Bytes of an edge chunk's part gathered at a time to be decoded, at most (unless one index
-/// of its first axis holds more).
-pub(crate) const GATHER_BYTES: usize = 256 * 1024;
-
-/// Fill `out` with copies of `pattern`, whose length divides `out`'s; an empty pattern
-/// fills nothing.
-pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {
-    let Some(&first) = pattern.first() else {
-        return;
-    };
-    if pattern.iter().all(|&b| b == first) {
-        return out.fill(first);
-    }
-    let Some(head) = out.get_mut(..pattern.len()) else {
-        return;
-    };
-    head.copy_from_slice(pattern);
-    // Double what is filled: a few large copies rather than one per element.
-    let mut filled = pattern.len();
-    while filled < out.len() {
-        let n = filled.min(out.len() - filled);
-        out.copy_within(..n, filled);
-        filled += n;
+        let subset = Subset::at(grid, origin, self.shape())?;
+        let view = self.view_mut().into_dyn();
+        engine::decode(view, &subset, &Kind::Plain, &[fill], endian, &source)
     }
 }

@@ -195,6 +195,15 @@ fn read_checked<A: Element>(
     Ok(())
 }
 
+/// An array of `shape`, of the rank of `D`, of zeroed memory: the allocator's, which the
+/// system hands over as zero pages rather than writing it.
+pub(crate) fn zeroed<A: Element, D: Dimension>(shape: &[usize]) -> Result<Array<A, D>, Error> {
+    let len = checked_len(shape, A::SIZE)?;
+    let mut dim = D::zeros(shape.len());
+    dim.slice_mut().copy_from_slice(shape);
+    into_array(dim, bytemuck::allocation::zeroed_vec(len))
+}
+
 /// The checked elements of `bytes` in C order, in their only allocation.
 pub(crate) fn decode_vec<A: Element>(
     bytes: &[u8],

@@ -1,10 +1,10 @@
 //! The typed API over `ndarray` arrays of an [`Element`](crate::Element) type: encoding,
-//! decoding, views of encoded bytes, and regions of a chunk.
+//! decoding, views of encoded bytes, regions of a chunk, and the chunks of a grid (the
+//! traits in `chunk`, the engine that serves them in `grid`).
 
 pub(crate) mod chunk;
 pub(crate) mod decode;
 pub(crate) mod encode;
-pub(crate) mod fill;
 pub(crate) mod grid;
 pub(crate) mod region;
 mod view;

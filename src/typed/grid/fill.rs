@@ -1,12 +1,16 @@
-//! Whether part of an array holds only the fill value, bit for bit: the test by which Zarr
-//! writers skip a chunk. Each element is read once, in memory order where the layout has
-//! one, and the test stops at the first block of elements that differs.
+//! The fill value: its bytes repeated, and whether part of an array (or of a chunk's bytes)
+//! holds only it, bit for bit: the test by which Zarr writers skip a chunk. Each element is
+//! read once, in memory order where the layout has one, and the test stops at the first
+//! block of elements that differs.
+
+use std::ops::Range;
 
 use ndarray::{ArrayView, Axis, IxDyn};
 
 use crate::traverse::plan::memory_order;
-use crate::typed::chunk::fill_with;
-use crate::{ChunkGrid, Element, Endian};
+use crate::typed::grid::subset::Subset;
+use crate::typed::region;
+use crate::{Element, Endian};
 
 /// Bytes of the repeated fill value compared at a time: few enough to stay in the first
 /// level cache beside what they are compared with, many enough that each comparison is long.
@@ -25,14 +29,18 @@ pub(crate) struct Fill {
 impl Fill {
     /// The pattern of `one`: an element, or the elements of a raw element's bytes.
     pub(crate) fn new<A: Element>(one: &[A]) -> Fill {
-        let unit = A::SIZE * one.len();
-        let mut bytes = vec![0u8; (PATTERN_BYTES / unit.max(1)).max(1) * unit];
-        if let Some(first) = bytes.get_mut(..unit) {
-            A::write(one, Endian::NATIVE, first);
-        }
-        let first: Vec<u8> = bytes[..unit].to_vec();
-        fill_with(&mut bytes, &first);
-        let words = (unit > 0 && 32 % unit == 0 && bytes.len() >= 32)
+        let mut memory = vec![0u8; A::SIZE * one.len()];
+        A::write(one, Endian::NATIVE, &mut memory);
+        Fill::of_bytes(&memory)
+    }
+
+    /// The pattern of `unit`, the bytes of one fill value: as the elements hold them in
+    /// memory, or as a chunk stores them.
+    pub(crate) fn of_bytes(unit: &[u8]) -> Fill {
+        let n = unit.len();
+        let mut bytes = vec![0u8; (PATTERN_BYTES / n.max(1)).max(1) * n];
+        fill_with(&mut bytes, unit);
+        let words = (n > 0 && 32 % n == 0 && bytes.len() >= 32)
             .then(|| bytemuck::pod_read_unaligned(&bytes[..32]));
         Fill { bytes, words }
     }
@@ -43,9 +51,7 @@ impl Fill {
             return elements.is_empty();
         }
         if let Some(memory) = A::as_bytes(elements) {
-            return memory
-                .chunks(self.bytes.len())
-                .all(|block| self.same(block));
+            return self.matches_bytes(memory);
         }
         // Types whose memory has bytes that hold no value compare their encodings.
         let per = self.bytes.len() / A::SIZE;
@@ -55,6 +61,31 @@ impl Fill {
             A::write(c, Endian::NATIVE, encoded);
             *encoded == self.bytes[..encoded.len()]
         })
+    }
+
+    /// Whether `bytes`, whole repeats of the pattern's unit in a row, are its repeats.
+    fn matches_bytes(&self, bytes: &[u8]) -> bool {
+        if self.bytes.is_empty() {
+            return bytes.is_empty();
+        }
+        bytes.chunks(self.bytes.len()).all(|block| self.same(block))
+    }
+
+    /// Whether `region` of a chunk of shape `chunk` holds only this pattern, its unit being
+    /// one element of the chunk's `size` bytes (or a raw element, the chunk's last axis
+    /// whole): `bytes`, the chunk's, compared as they are stored.
+    pub(crate) fn fills_region(
+        &self,
+        bytes: &[u8],
+        chunk: &[usize],
+        region: &[Range<usize>],
+        size: usize,
+    ) -> bool {
+        let mut fills = true;
+        region::runs(chunk, region, |_, offset, len| {
+            fills = fills && self.matches_bytes(&bytes[offset * size..(offset + len) * size]);
+        });
+        fills
     }
 
     /// Whether `block`, at most the pattern's length and starting at a repeat, is the
@@ -123,14 +154,15 @@ impl Fill {
             .all(|record| self.matches_stepped(record.iter()))
     }
 
-    /// Which chunks of `grid` (of `array`'s shape) hold an element other than the fill value,
-    /// by their place in C order, found in one pass over `array`'s memory in order: each
-    /// lane cut at the chunks' edges, a chunk's runs skipped once one of them differs.
-    /// `None` unless the array is one memory slice of ascending strides.
+    /// Which chunks of those `subset` touches hold an element of `array` (the subset's
+    /// array) other than the fill value, by their place among them in C order, found in one
+    /// pass over `array`'s memory in order: each lane cut at the chunks' edges, a chunk's
+    /// runs skipped once one of them differs. `None` unless the array is one memory slice
+    /// of ascending strides.
     pub(crate) fn chunks_with_data<A: Element>(
         &self,
         array: ArrayView<'_, A, IxDyn>,
-        grid: &ChunkGrid,
+        subset: &Subset<'_>,
     ) -> Option<Vec<bool>> {
         let rank = array.ndim();
         if rank == 0 || array.is_empty() || array.strides().iter().any(|&s| s < 0) {
@@ -140,22 +172,32 @@ impl Fill {
         let array = array.permuted_axes(order.clone());
         let memory = array.as_slice()?;
         let shape = array.shape();
-        let chunk: Vec<usize> = order.iter().map(|&k| grid.chunk_shape()[k]).collect();
-        // The step in C-order chunk places of one chunk along each axis of `array`.
+        let chunk: Vec<usize> = order
+            .iter()
+            .map(|&k| subset.grid().chunk_shape()[k])
+            .collect();
+        let origin: Vec<usize> = order.iter().map(|&k| subset.origin()[k]).collect();
+        // The step in C-order places of one chunk along each axis of `array`.
         let mut steps = vec![0; rank];
         let mut step = 1;
         for k in (0..rank).rev() {
             let axis = order.iter().position(|&o| o == k)?;
             steps[axis] = step;
-            step *= grid.grid_shape()[k];
+            step *= subset.chunks()[k].len();
         }
-        let mut data = vec![false; grid.len()];
-        let mut left = grid.len();
+        let mut data = vec![false; subset.len()];
+        let mut left = subset.len();
         let (last, lane) = (rank - 1, shape[rank - 1]);
+        // A lane's first run ends at the first chunk edge after the subset's start.
+        let head = (chunk[last] - origin[last] % chunk[last]).min(lane);
         let mut index = vec![0; last];
         for row in memory.chunks(lane) {
-            let outer: usize = (0..last).map(|k| index[k] / chunk[k] * steps[k]).sum();
-            for (s, run) in row.chunks(chunk[last]).enumerate() {
+            let outer: usize = (0..last)
+                .map(|k| ((origin[k] + index[k]) / chunk[k] - origin[k] / chunk[k]) * steps[k])
+                .sum();
+            let (first, rest) = row.split_at(head);
+            let runs = std::iter::once(first).chain(rest.chunks(chunk[last]));
+            for (s, run) in runs.enumerate() {
                 let place = outer + s * steps[last];
                 if !data[place] && !self.matches(run) {
                     data[place] = true;
@@ -175,5 +217,34 @@ impl Fill {
             }
         }
         Some(data)
+    }
+}
+
+/// The bytes of one element `fill` in `endian`: what the padding of a chunk repeats.
+pub(crate) fn fill_bytes<A: Element>(fill: A, endian: Endian) -> Vec<u8> {
+    let mut bytes = vec![0u8; A::SIZE];
+    A::write(&[fill], endian, &mut bytes);
+    bytes
+}
+
+/// Fill `out` with copies of `pattern`, whose length divides `out`'s; an empty pattern
+/// fills nothing.
+pub(crate) fn fill_with(out: &mut [u8], pattern: &[u8]) {
+    let Some(&first) = pattern.first() else {
+        return;
+    };
+    if pattern.iter().all(|&b| b == first) {
+        return out.fill(first);
+    }
+    let Some(head) = out.get_mut(..pattern.len()) else {
+        return;
+    };
+    head.copy_from_slice(pattern);
+    // Double what is filled: a few large copies rather than one per element.
+    let mut filled = pattern.len();
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(..n, filled);
+        filled += n;
     }
 }

@@ -1,13 +1,9 @@
-//! The regular chunk grid: an array's shape cut into chunks of one shape, and the walk that
-//! hands each chunk its region of an array, on the pool or in C order.
+//! The regular chunk grid: an array's shape cut into chunks of one shape.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
 
 use crate::typed::region;
-use crate::{parallel, Error};
+use crate::Error;
 
 /// A regular chunk grid: an array's shape cut into chunks of one shape, in C order.
 ///
@@ -171,24 +167,23 @@ impl ChunkGrid {
         region: &[Range<usize>],
     ) -> Result<impl Iterator<Item = Vec<usize>> + '_, Error> {
         region::check(&self.array_shape, region)?;
-        let chunks: Vec<Range<usize>> = if region.iter().any(|r| r.is_empty()) {
-            vec![0..0; region.len()]
-        } else {
-            region
-                .iter()
-                .zip(&self.chunk_shape)
-                .map(|(r, &c)| r.start / c..r.end.div_ceil(c))
-                .collect()
-        };
-        Ok(BoxIndices::new(chunks))
+        let origin: Vec<usize> = region.iter().map(|r| r.start).collect();
+        let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();
+        Ok(BoxIndices::new(self.touched(&origin, &shape)))
     }
 
-    /// The place of chunk `index`, of the grid, in C order.
-    pub(crate) fn position(&self, index: &[usize]) -> usize {
-        index
-            .iter()
-            .zip(&self.grid_shape)
-            .fold(0, |at, (&i, &g)| at * g + i)
+    /// The chunks that the box of the array at `origin` of `shape` (checked) touches, a
+    /// range of indices per axis: all empty for an empty box.
+    pub(crate) fn touched(&self, origin: &[usize], shape: &[usize]) -> Vec<Range<usize>> {
+        if shape.contains(&0) {
+            return vec![0..0; shape.len()];
+        }
+        (0..shape.len())
+            .map(|k| {
+                let c = self.chunk_shape[k];
+                origin[k] / c..(origin[k] + shape[k]).div_ceil(c)
+            })
+            .collect()
     }
 
     /// Check that `shape`, an array's, is this grid's.
@@ -201,101 +196,16 @@ impl ChunkGrid {
         }
         Ok(())
     }
-
-    /// `work(index, region)` on every chunk of this grid, given its region of `array` (whose
-    /// shape is the grid's): on the pool when there is one, else in C order. The first error
-    /// stops the work: chunks not yet started are skipped, and it is returned.
-    pub(crate) fn each<V: Part, E: Send>(
-        &self,
-        array: V,
-        work: &ChunkWork<'_, V, E>,
-    ) -> Result<(), E> {
-        if self.is_empty() {
-            return Ok(());
-        }
-        let chunks: Vec<Range<usize>> = self.grid_shape.iter().map(|&g| 0..g).collect();
-        let walk = Walk {
-            grid: self,
-            work,
-            stopped: AtomicBool::new(false),
-            shared: self.len > 1,
-        };
-        walk.bisect(array, chunks)
-    }
-}
-
-/// The work on one chunk: its index, and its region of the array.
-pub(crate) type ChunkWork<'w, V, E> = dyn Fn(&[usize], V) -> Result<(), E> + Sync + 'w;
-
-/// An array view that can be cut in two along an axis: shared views, and mutable views whose
-/// halves go to two threads.
-pub(crate) trait Part: Send + Sized {
-    /// The view's halves before and after `index` along `axis`.
-    fn split(self, axis: usize, index: usize) -> (Self, Self);
-}
-
-impl<A: Sync> Part for ArrayView<'_, A, IxDyn> {
-    fn split(self, axis: usize, index: usize) -> (Self, Self) {
-        self.split_at(Axis(axis), index)
-    }
-}
-
-impl<A: Send> Part for ArrayViewMut<'_, A, IxDyn> {
-    fn split(self, axis: usize, index: usize) -> (Self, Self) {
-        self.split_at(Axis(axis), index)
-    }
-}
-
-/// One walk over a grid's chunks.
-struct Walk<'g, 'w, V, E> {
-    grid: &'g ChunkGrid,
-    work: &'w ChunkWork<'w, V, E>,
-    /// Set by the first error: the chunks not yet started are skipped.
-    stopped: AtomicBool,
-    /// Whether the chunks share the pool, so that each is converted on one thread.
-    shared: bool,
-}
-
-impl<V: Part, E: Send> Walk<'_, '_, V, E> {
-    /// The chunks `chunks` (a range of indices per axis) of `view`, which is their region.
-    /// Cutting the outermost axis that holds more than one chunk, the first half before the
-    /// second, visits the chunks in C order on one thread.
-    fn bisect(&self, view: V, mut chunks: Vec<Range<usize>>) -> Result<(), E> {
-        if self.stopped.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let Some(axis) = chunks.iter().position(|r| r.len() > 1) else {
-            let index: Vec<usize> = chunks.iter().map(|r| r.start).collect();
-            let result = if self.shared {
-                parallel::on_this_thread(|| (self.work)(&index, view))
-            } else {
-                (self.work)(&index, view)
-            };
-            if result.is_err() {
-                self.stopped.store(true, Ordering::Relaxed);
-            }
-            return result;
-        };
-        let r = chunks[axis].clone();
-        let middle = r.start + r.len() / 2;
-        let at = (middle - r.start) * self.grid.chunk_shape[axis];
-        let (first, second) = view.split(axis, at);
-        let mut rest = chunks.clone();
-        chunks[axis] = r.start..middle;
-        rest[axis] = middle..r.end;
-        let (a, b) = parallel::join(|| self.bisect(first, chunks), || self.bisect(second, rest));
-        a.and(b)
-    }
 }
 
 /// The indices of a box of chunks, one range per axis, in C order.
-struct BoxIndices {
+pub(crate) struct BoxIndices {
     ranges: Vec<Range<usize>>,
     next: Option<Vec<usize>>,
 }
 
 impl BoxIndices {
-    fn new(ranges: Vec<Range<usize>>) -> BoxIndices {
+    pub(crate) fn new(ranges: Vec<Range<usize>>) -> BoxIndices {
         let next = if ranges.iter().any(|r| r.is_empty()) {
             None
         } else {

@@ -1,0 +1,142 @@
+//! Where encoded chunks go: each in a `Vec` of its own, or lent from buffers that are
+//! reused, with the chunks of only the fill value handed over as `None`.
+
+use std::sync::Mutex;
+
+use crate::Error;
+
+/// Where the encoding of a subset hands its chunks: owned, or lent with chunks of only the
+/// fill value left out.
+pub(crate) trait Sink<E>: Sync {
+    /// Whether this sink leaves out the chunks of only the fill value.
+    fn skips_fill(&self) -> bool;
+
+    /// Hand over chunk `index`, of `len` bytes that `encode` writes, unless this sink leaves
+    /// out chunks of only the fill value and `fills()` says it is one.
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        fills: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E>;
+
+    /// Hand over chunk `index` from `stored`, its bytes as stored, once `update` has
+    /// written part of it in place; unless this sink leaves out chunks of only the fill
+    /// value and `fills(bytes)` then says it is one.
+    fn update(
+        &self,
+        index: &[usize],
+        stored: Vec<u8>,
+        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+        fills: impl FnOnce(&[u8]) -> bool,
+    ) -> Result<(), E>;
+}
+
+/// A sink of every chunk, each in a `Vec` of its own.
+pub(crate) struct Owned<F>(pub F);
+
+impl<E, F> Sink<E> for Owned<F>
+where
+    E: From<Error>,
+    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
+{
+    fn skips_fill(&self) -> bool {
+        false
+    }
+
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        _: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E> {
+        let mut out = vec![0u8; len];
+        encode(&mut out).map_err(|e| in_chunk(index, e))?;
+        (self.0)(index, out)
+    }
+
+    fn update(
+        &self,
+        index: &[usize],
+        mut stored: Vec<u8>,
+        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+        _: impl FnOnce(&[u8]) -> bool,
+    ) -> Result<(), E> {
+        update(&mut stored).map_err(|e| in_chunk(index, e))?;
+        (self.0)(index, stored)
+    }
+}
+
+/// A sink of the chunks that hold more than the fill value, lent from buffers that are
+/// reused: a thread takes the one put back last, still in its cache.
+pub(crate) struct Sparse<F> {
+    sink: F,
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl<F> Sparse<F> {
+    pub(crate) fn new(sink: F) -> Sparse<F> {
+        Sparse {
+            sink,
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The spare buffers, whatever a panic elsewhere left them as.
+    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u8>>> {
+        self.spare.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<E, F> Sink<E> for Sparse<F>
+where
+    E: From<Error>,
+    F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+{
+    fn skips_fill(&self) -> bool {
+        true
+    }
+
+    fn chunk(
+        &self,
+        index: &[usize],
+        len: usize,
+        fills: impl FnOnce() -> bool,
+        encode: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    ) -> Result<(), E> {
+        if fills() {
+            return (self.sink)(index, None);
+        }
+        // Every byte of the buffer is written by `encode`: it need not be zeroed.
+        let mut out = self.spare().pop().unwrap_or_default();
+        out.resize(len, 0);
+        let result = match encode(&mut out) {
+            Ok(()) => (self.sink)(index, Some(&out)),
+            Err(e) => Err(in_chunk(index, e).into()),
+        };
+        self.spare().push(out);
+        result
+    }
+
+    fn update(
+        &self,
+        index: &[usize],
+        mut stored: Vec<u8>,
+        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+        fills: impl FnOnce(&[u8]) -> bool,
+    ) -> Result<(), E> {
+        update(&mut stored).map_err(|e| in_chunk(index, e))?;
+        let bytes = (!fills(&stored)).then_some(stored.as_slice());
+        (self.sink)(index, bytes)
+    }
+}
+
+/// `error`, of the chunk at `index` of a grid.
+pub(crate) fn in_chunk(index: &[usize], error: Error) -> Error {
+    Error::InChunk {
+        index: index.into(),
+        error: Box::new(error),
+    }
+}
