@@ -193,7 +193,16 @@ impl<'a> ElementsMut<'a> for DecodeChunk<'_> {
         check_part(part.shape(), &chunk)?;
         checked_size(&chunk, A::SIZE, self.bytes)?;
         let corner = corner(part.shape());
-        decode_part(part, &kind, &chunk, &corner, self.bytes, self.endian)
+        let mut scratch = Vec::new();
+        decode_part(
+            part,
+            &kind,
+            &chunk,
+            &corner,
+            self.bytes,
+            self.endian,
+            &mut scratch,
+        )
     }
 }
 

@@ -687,7 +687,15 @@ where
         checked_size(chunk_shape, A::SIZE, bytes)?;
         let region = corner(self.shape());
         let part = self.view_mut().into_dyn();
-        decode_part(part, &Kind::Plain, chunk_shape, &region, bytes, endian)
+        decode_part(
+            part,
+            &Kind::Plain,
+            chunk_shape,
+            &region,
+            bytes,
+            endian,
+            &mut Vec::new(),
+        )
     }
 
     fn decode_zarr_chunks_into<E, F, B>(

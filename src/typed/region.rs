@@ -2,10 +2,11 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
+use ndarray::{ArrayBase, ArrayD, ArrayView, ArrayViewMut, Axis, Data, Dimension, IxDyn, Slice};
 
 use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
 use crate::traverse::{self, PlanAxis};
+use crate::typed::decode::decode;
 use crate::typed::encode::encode;
 use crate::{DataType, DynArray, Element, Endian, Error};
 
@@ -173,6 +174,152 @@ pub(crate) fn decode_region_dyn(
         .map_err(|e| with_offset(e, |at| offset_in_chunk(shape, region, size, at)))
 }
 
+/// The runs of bytes that hold a region of a chunk, when they are not all of it: each spans
+/// the region's range of the innermost axis it does not hold whole and the axes after it.
+pub(crate) struct Runs {
+    /// That axis.
+    pub axis: usize,
+    /// Bytes of each run.
+    pub len: usize,
+    /// How many runs there are: one per index of the region's axes before `axis`.
+    pub count: usize,
+    /// The byte where the first one starts.
+    pub first: usize,
+}
+
+impl Runs {
+    /// The runs of `region` (checked) of a chunk of shape `chunk`, `size` bytes an element;
+    /// `None` for the whole chunk.
+    pub(crate) fn of(chunk: &[usize], region: &[Range<usize>], size: usize) -> Option<Runs> {
+        let axis = partial_axis(chunk, region)?;
+        let len = region[axis].len() * chunk[axis + 1..].iter().product::<usize>() * size;
+        let count = region[..axis].iter().map(|r| r.len()).product();
+        let mut strides = vec![0; chunk.len()];
+        traverse::c_order(chunk, &mut strides);
+        let first = (0..=axis)
+            .map(|k| region[k].start * strides[k])
+            .sum::<usize>()
+            * size;
+        Some(Runs {
+            axis,
+            len,
+            count,
+            first,
+        })
+    }
+
+    /// Bytes of the runs of one index of the region's first axis (of several runs).
+    fn per_index(&self, region: &[Range<usize>]) -> usize {
+        let between = region.get(1..self.axis).unwrap_or_default();
+        self.len * between.iter().map(|r| r.len()).product::<usize>()
+    }
+}
+
+/// Bytes of a region gathered (or encoded) at a time, at most, when its runs are not one:
+/// few enough to stay in cache, unless one index of its first axis holds more.
+const GATHER_BYTES: usize = 256 * 1024;
+
+/// Indices of a region's first axis in a slab: [`GATHER_BYTES`] of them at most, or one.
+fn slab_indices(region: &[Range<usize>], per_index: usize) -> usize {
+    (GATHER_BYTES / per_index.max(1)).clamp(1, region[0].len().max(1))
+}
+
+/// The slabs of `region`, whose first axis holds `per_index` bytes an index: ranges of
+/// indices of that axis, counted from the region's start, and each one's region of the
+/// chunk.
+fn slabs(
+    region: &[Range<usize>],
+    per_index: usize,
+) -> impl Iterator<Item = (Range<usize>, Vec<Range<usize>>)> + '_ {
+    let (first, per_slab) = (region[0].len(), slab_indices(region, per_index));
+    (0..first).step_by(per_slab).map(move |start| {
+        let end = (start + per_slab).min(first);
+        let mut slab = region.to_vec();
+        slab[0] = region[0].start + start..region[0].start + end;
+        (start..end, slab)
+    })
+}
+
+/// Encode `part` into `region` (checked, of its shape) of a chunk of shape `chunk` whose
+/// encoded bytes (of checked length) are `bytes`, in place: only the region's bytes are
+/// written. `finish` sees each stretch of them once encoded. Runs that are not one are
+/// encoded a slab at a time into `scratch`, in tiles whatever `part`'s layout, then copied
+/// to their places.
+pub(crate) fn encode_into<A: Element>(
+    part: ArrayView<'_, A, IxDyn>,
+    chunk: &[usize],
+    region: &[Range<usize>],
+    endian: Endian,
+    bytes: &mut [u8],
+    scratch: &mut Vec<u8>,
+    finish: impl Fn(&mut [u8]),
+) {
+    let Some(layout) = Runs::of(chunk, region, A::SIZE) else {
+        encode(part, endian, bytes);
+        return finish(bytes);
+    };
+    if layout.count == 1 {
+        let bytes = &mut bytes[layout.first..layout.first + layout.len];
+        encode(part, endian, bytes);
+        return finish(bytes);
+    }
+    let per_index = layout.per_index(region);
+    let most = slab_indices(region, per_index) * per_index;
+    if scratch.len() < most {
+        scratch.resize(most, 0);
+    }
+    for (rows, slab) in slabs(region, per_index) {
+        let encoded = &mut scratch[..rows.len() * per_index];
+        encode(part.slice_axis(Axis(0), Slice::from(rows)), endian, encoded);
+        finish(encoded);
+        let mut at = 0;
+        runs(chunk, &slab, |_, offset, len| {
+            let (offset, len) = (offset * A::SIZE, len * A::SIZE);
+            bytes[offset..offset + len].copy_from_slice(&encoded[at..at + len]);
+            at += len;
+        });
+    }
+}
+
+/// Decode `region` (checked, of `part`'s shape) of a chunk of shape `chunk` from the
+/// chunk's `bytes`, of checked length, into `part`: only the region's bytes are read, a
+/// slab at a time gathered into `scratch` where they are not one run. Offsets in errors
+/// are the chunk's.
+pub(crate) fn decode_from<A: Element>(
+    part: ArrayViewMut<'_, A, IxDyn>,
+    chunk: &[usize],
+    region: &[Range<usize>],
+    bytes: &[u8],
+    endian: Endian,
+    scratch: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let Some(layout) = Runs::of(chunk, region, A::SIZE) else {
+        return decode(part, bytes, endian);
+    };
+    if layout.len * layout.count == 0 {
+        return Ok(());
+    }
+    if layout.count == 1 {
+        let at = layout.first;
+        return decode(part, &bytes[at..at + layout.len], endian)
+            .map_err(|e| with_offset(e, |offset| at + offset));
+    }
+    let per_index = layout.per_index(region);
+    scratch.clear();
+    scratch.reserve(slab_indices(region, per_index) * per_index);
+    let mut part = part;
+    for (rows, slab) in slabs(region, per_index) {
+        scratch.clear();
+        runs(chunk, &slab, |_, offset, len| {
+            scratch.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
+        });
+        let rows = part.view_mut().slice_axis_move(Axis(0), Slice::from(rows));
+        decode(rows, scratch, endian)
+            .map_err(|e| with_offset(e, |at| offset_in_chunk(chunk, &slab, A::SIZE, at)))?;
+    }
+    Ok(())
+}
+
 /// `e` with the offset it names moved by `offset`: from the region's gathered bytes to the
 /// chunk's.
 pub(crate) fn with_offset(e: Error, offset: impl Fn(usize) -> usize) -> Error {
@@ -301,17 +448,7 @@ where
             actual: array.shape().into(),
         });
     }
-    runs(shape, region, |index, offset, len| {
-        // The run is the array with its leading axes fixed at `index` (innermost first).
-        let mut part = array.view().into_dyn();
-        for &i in index.iter().rev() {
-            part = part.index_axis_move(Axis(0), i);
-        }
-        encode(
-            part,
-            endian,
-            &mut chunk[offset * A::SIZE..(offset + len) * A::SIZE],
-        );
-    });
+    let part = array.view().into_dyn();
+    encode_into(part, shape, region, endian, chunk, &mut Vec::new(), |_| ());
     Ok(())
 }

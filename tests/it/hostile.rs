@@ -436,3 +436,149 @@ pub fn grid(data: &[u8]) -> bool {
     }
     true
 }
+
+/// A subset of a chunk grid of arbitrary, even huge, array and chunk shapes, at an
+/// arbitrary origin: read from arbitrary bytes into a new array, into an array of any
+/// rank, through the runtime calls; written into arbitrary stored chunks. `Ok`s are
+/// checked element by element against the chunk bytes they came from or went to. Returns
+/// whether a subset moved.
+pub fn subset(data: &[u8]) -> bool {
+    use zarr_bytes::{ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Error};
+    let mut input = Input(data);
+    let ndim = input.byte() % 4;
+    let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let chunk: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let rank = ndim + u8::from(input.byte() % 8 == 0);
+    let origin: Vec<usize> = (0..rank).map(|_| input.len()).collect();
+    let lens: Vec<usize> = (0..rank).map(|_| input.len()).collect();
+    let subset: Vec<Range<usize>> = origin
+        .iter()
+        .zip(&lens)
+        .map(|(&o, &n)| o..o.saturating_add(n))
+        .collect();
+    let endian = input.endian();
+    let missing = input.byte();
+    let bytes = input.payload(&chunk, 2);
+    let Ok(grid) = ChunkGrid::new(&shape, &chunk) else {
+        return false;
+    };
+    // Every chunk the same bytes, but those `missing` picks: an element of the subset is
+    // then the element at its place in a chunk, or the fill value.
+    let is_missing = |index: &[usize]| index.iter().sum::<usize>() % 4 == usize::from(missing % 5);
+    let source = |index: &[usize]| Ok::<_, Error>((!is_missing(index)).then_some(&bytes[..]));
+    let value_at = |at: &[usize]| -> Option<u16> {
+        let mut index = Vec::new();
+        let mut offset = 0;
+        for k in 0..at.len() {
+            index.push(at[k] / chunk[k]);
+            offset = offset * chunk[k] + at[k] % chunk[k];
+        }
+        if is_missing(&index) {
+            return Some(0xabcd);
+        }
+        let b = bytes.get(2 * offset..2 * offset + 2)?;
+        Some(match endian {
+            Endian::Little => u16::from_le_bytes([b[0], b[1]]),
+            Endian::Big => u16::from_be_bytes([b[0], b[1]]),
+        })
+    };
+    let mut moved = false;
+    if let Ok(a) = ndarray::ArrayD::<u16>::from_zarr_subset(&grid, &subset, 0xabcd, endian, source)
+    {
+        let want: Vec<usize> = subset.iter().map(|r| r.len()).collect();
+        assert_eq!(a.shape(), want.as_slice());
+        for (i, &x) in a.indexed_iter().take(4096) {
+            let at: Vec<usize> = i
+                .slice()
+                .iter()
+                .zip(&origin)
+                .map(|(&i, &o)| i + o)
+                .collect();
+            assert_eq!(Some(x), value_at(&at), "element {i:?}");
+        }
+        moved = true;
+    }
+    // Into an array of the subset's shape but of any rank, and through the runtime calls;
+    // the product of the non-zero lengths, as ndarray checks a shape.
+    let small = lens
+        .iter()
+        .filter(|&&n| n != 0)
+        .try_fold(1usize, |n, &k| n.checked_mul(k))
+        .is_some_and(|n| n <= 4096);
+    if !small {
+        return moved;
+    }
+    let mut into = ndarray::ArrayD::<u16>::zeros(ndarray::IxDyn(&lens));
+    let _ = into.decode_zarr_subset_into(&grid, &origin, 0xabcd, endian, source);
+    let codec = BytesCodec::new(endian);
+    let fill = serde_json::json!(0xabcd);
+    let _ = codec.decode_subset_dyn(&DataType::UInt16, &grid, &subset, &fill, source);
+    let mut flags = DynArray::from(ndarray::ArrayD::from_elem(ndarray::IxDyn(&lens), false));
+    let _ =
+        codec.decode_subset_into_dyn(&mut flags, &grid, &origin, &serde_json::json!(true), source);
+
+    // Written into chunks stored as these bytes (of any length) or missing: each chunk is
+    // handed over once, the subset's elements at their places. A chunk made anew is
+    // allocated whole, as the grid says: keep them small here.
+    let chunk_elements = chunk
+        .iter()
+        .filter(|&&n| n != 0)
+        .try_fold(1usize, |n, &k| n.checked_mul(k));
+    if !chunk_elements.is_some_and(|n| n <= 4096) {
+        return moved;
+    }
+    let x = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&lens), |i| {
+        i.as_array_view()
+            .iter()
+            .fold(7u16, |h, &k| h.wrapping_mul(31) ^ k as u16)
+    });
+    let written = std::sync::Mutex::new(Vec::new());
+    let result = x.encode_zarr_subset(
+        &grid,
+        &origin,
+        0xabcd,
+        endian,
+        |index| Ok::<_, Error>((!is_missing(index)).then(|| bytes.clone())),
+        |index, chunk_bytes| {
+            let chunk_bytes = chunk_bytes.map(<[u8]>::to_vec);
+            written.lock().unwrap().push((index.to_vec(), chunk_bytes));
+            Ok(())
+        },
+    );
+    if result.is_ok() {
+        let mut written = written.into_inner().unwrap();
+        written.sort();
+        let touched: Vec<Vec<usize>> = grid.chunks_in(&subset).expect("a subset").collect();
+        assert!(written.iter().map(|(i, _)| i).eq(touched.iter()));
+        for (i, &v) in x.indexed_iter() {
+            let at: Vec<usize> = i
+                .slice()
+                .iter()
+                .zip(&origin)
+                .map(|(&i, &o)| i + o)
+                .collect();
+            let index: Vec<usize> = at.iter().zip(&chunk).map(|(&a, &c)| a / c).collect();
+            let offset = at.iter().zip(&chunk).fold(0, |n, (&a, &c)| n * c + a % c);
+            let (_, stored) = &written[written.binary_search_by(|(k, _)| k.cmp(&index)).unwrap()];
+            let got = stored.as_ref().map_or(0xabcd, |b| {
+                let b = [b[2 * offset], b[2 * offset + 1]];
+                match endian {
+                    Endian::Little => u16::from_le_bytes(b),
+                    Endian::Big => u16::from_be_bytes(b),
+                }
+            });
+            assert_eq!(got, v, "element {i:?}");
+        }
+        moved = true;
+    }
+    let d = DynArray::from(x);
+    let _ = codec.encode_subset_dyn(
+        &d,
+        &grid,
+        &origin,
+        &fill,
+        |_| Ok::<_, Error>(Some(bytes.clone())),
+        |_, _| Ok(()),
+    );
+    moved
+}

@@ -23,5 +23,6 @@ mod no_panic;
 mod parallel;
 mod properties;
 mod sparse;
+mod subsets;
 mod views_regions;
 mod zarrs;

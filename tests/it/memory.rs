@@ -416,3 +416,57 @@ fn whole_views_of_text_are_not_copied() {
         .unwrap();
     assert_eq!(codec.encode_dyn(&part).unwrap(), bytes[..n * 8]);
 }
+
+/// A subset read allocates its array and a buffer of at most a chunk per thread, whatever
+/// the chunks it touches; a subset written allocates buffers per thread only: the chunks it
+/// updates are the store's own, handed over and back.
+#[test]
+fn subsets_allocate_their_array_and_buffers_per_thread() {
+    use std::collections::BTreeMap;
+    use zarr_bytes::{ChunkDecode, ChunkEncode, ChunkGrid};
+    let grid = ChunkGrid::new(&[4096, 4096], &[1024, 1024]).unwrap(); // 2 MiB chunks of u16
+    let chunk = 1024 * 1024 * 2;
+    let chunks: BTreeMap<Vec<usize>, Vec<u8>> = grid
+        .indices()
+        .map(|i| (i.clone(), vec![(4 * i[0] + i[1]) as u8; chunk]))
+        .collect();
+    // Half a chunk off on both axes: 9 chunks, 8 of them in part.
+    let subset = [512..2560, 512..2560];
+    let (a, _, largest, peak) = measure(|| {
+        Array2::<u16>::from_zarr_subset(&grid, &subset, 0, Endian::Little, |index| {
+            Ok::<_, Error>(chunks.get(index).map(Vec::as_slice))
+        })
+        .unwrap()
+    });
+    let big = BIG.with(Cell::get);
+    let result = 2048 * 2048 * 2;
+    assert_eq!(largest, result);
+    // The array, and one buffer of at most 256 KiB for the parts gathered.
+    assert!(big <= 2, "{big} allocations of 120 KiB or more");
+    assert!(peak <= result + 256 * 1024 + 256 * 1024, "{peak} bytes");
+    assert_eq!(a[[0, 0]], 0);
+    assert_eq!(a[[600, 600]], 0x0505);
+
+    // Writing: the chunks the subset holds whole through one buffer, the others updated
+    // in the store's own buffers.
+    let x = Array2::<u16>::from_elem((2048, 2048).f(), 7);
+    let store = std::sync::Mutex::new(chunks);
+    let (r, _, largest, peak) = measure(|| {
+        x.encode_zarr_subset(
+            &grid,
+            &[512, 512],
+            0,
+            Endian::Little,
+            |index| Ok::<_, Error>(store.lock().unwrap().remove(index)),
+            |_, bytes| {
+                assert!(bytes.is_some());
+                Ok(())
+            },
+        )
+    });
+    r.unwrap();
+    let big = BIG.with(Cell::get);
+    assert!(largest <= chunk, "{largest} bytes");
+    assert!(big <= 2, "{big} allocations of 120 KiB or more");
+    assert!(peak <= chunk + 256 * 1024 + 256 * 1024, "{peak} bytes");
+}

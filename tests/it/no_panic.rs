@@ -157,3 +157,12 @@ fn grids_never_panic() {
         .count();
     assert!(ok * 50 > cases(), "{ok} of {} moved chunks", cases());
 }
+
+#[test]
+fn subsets_never_panic() {
+    let mut rng = SplitMix(6);
+    let ok = (0..cases())
+        .filter(|_| crate::hostile::subset(&rng.bytes(300)))
+        .count();
+    assert!(ok * 50 > cases(), "{ok} of {} moved a subset", cases());
+}

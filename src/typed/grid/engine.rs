@@ -7,7 +7,7 @@ use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 use crate::check::{checked_len, checked_size};
 use crate::typed::grid::fill::{fill_with, Fill};
 use crate::typed::grid::part::{
-    corner, decode_part, encode_part, encode_region, fill_elements, Kind,
+    corner, decode_part, encode_part, encode_region, fill_elements, Kind, Spare,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::Subset;
@@ -47,6 +47,7 @@ where
         }
         _ => None,
     };
+    let spare = Spare::default();
     walk::each(subset, array, &|at, part: ArrayView<'_, A, IxDyn>| {
         let meet = subset.meet(at);
         let index = &at[..rank];
@@ -62,10 +63,12 @@ where
             });
         }
         let region = &meet.region;
-        match stored(index)? {
+        let mut scratch = spare.take();
+        let scratch = &mut scratch;
+        let result = match stored(index)? {
             None => sink.chunk(index, len, fills, |out| {
                 fill_with(out, fill);
-                encode_region(part, kind, chunk, region, endian, out)
+                encode_region(part, kind, chunk, region, endian, out, scratch)
             }),
             Some(bytes) if bytes.len() != len => {
                 let error = Error::LengthMismatch {
@@ -77,13 +80,15 @@ where
             Some(bytes) => sink.update(
                 index,
                 bytes,
-                |bytes| encode_region(part, kind, chunk, region, endian, bytes),
+                |bytes| encode_region(part, kind, chunk, region, endian, bytes, scratch),
                 |bytes| {
                     let inside = corner(&meet.inside);
                     fills() && stored_pattern.fills_region(bytes, chunk, &inside, A::SIZE)
                 },
             ),
-        }
+        };
+        spare.give(std::mem::take(scratch));
+        result
     })
 }
 
@@ -107,28 +112,27 @@ where
     let chunk = subset.grid().chunk_shape();
     checked_len(chunk, A::SIZE)?;
     let rank = logical_rank(kind, subset.grid());
+    let spare = Spare::default();
     walk::each(
         subset,
         array,
         &|at, mut part: ArrayViewMut<'_, A, IxDyn>| {
             let index = &at[..rank];
-            match source(index)? {
-                Some(bytes) => {
-                    let bytes = bytes.as_ref();
-                    let region = subset.meet(at).region;
-                    checked_size(chunk, A::SIZE, bytes)
-                        .and_then(|_| decode_part(part, kind, chunk, &region, bytes, endian))
-                        .map_err(|e| in_chunk(index, e).into())
+            let Some(bytes) = source(index)? else {
+                match kind {
+                    Kind::Records => part.assign(&ArrayView1::from(fill)),
+                    Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
+                    Kind::Plain => part.fill(fill[0]),
                 }
-                None => {
-                    match kind {
-                        Kind::Records => part.assign(&ArrayView1::from(fill)),
-                        Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
-                        Kind::Plain => part.fill(fill[0]),
-                    }
-                    Ok(())
-                }
-            }
+                return Ok(());
+            };
+            let (bytes, region) = (bytes.as_ref(), subset.meet(at).region);
+            let mut scratch = spare.take();
+            let result = checked_size(chunk, A::SIZE, bytes)
+                .and_then(|_| decode_part(part, kind, chunk, &region, bytes, endian, &mut scratch))
+                .map_err(|e| in_chunk(index, e).into());
+            spare.give(scratch);
+            result
         },
     )
 }

@@ -1,8 +1,7 @@
 //! Where encoded chunks go: each in a `Vec` of its own, or lent from buffers that are
 //! reused, with the chunks of only the fill value handed over as `None`.
 
-use std::sync::Mutex;
-
+use crate::typed::grid::part::Spare;
 use crate::Error;
 
 /// Where the encoding of a subset hands its chunks: owned, or lent with chunks of only the
@@ -73,20 +72,15 @@ where
 /// reused: a thread takes the one put back last, still in its cache.
 pub(crate) struct Sparse<F> {
     sink: F,
-    spare: Mutex<Vec<Vec<u8>>>,
+    spare: Spare,
 }
 
 impl<F> Sparse<F> {
     pub(crate) fn new(sink: F) -> Sparse<F> {
         Sparse {
             sink,
-            spare: Mutex::new(Vec::new()),
+            spare: Spare::default(),
         }
-    }
-
-    /// The spare buffers, whatever a panic elsewhere left them as.
-    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Vec<u8>>> {
-        self.spare.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -110,13 +104,13 @@ where
             return (self.sink)(index, None);
         }
         // Every byte of the buffer is written by `encode`: it need not be zeroed.
-        let mut out = self.spare().pop().unwrap_or_default();
+        let mut out = self.spare.take();
         out.resize(len, 0);
         let result = match encode(&mut out) {
             Ok(()) => (self.sink)(index, Some(&out)),
             Err(e) => Err(in_chunk(index, e).into()),
         };
-        self.spare().push(out);
+        self.spare.give(out);
         result
     }
 
