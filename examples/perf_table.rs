@@ -109,15 +109,18 @@ use arrays::{
 };
 use cold::Cold;
 
-use ndarray::Array2;
+use std::sync::Mutex;
+
+use ndarray::{Array2, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{
-    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, Element, Endian,
+    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Element,
+    Endian,
 };
 
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
                      [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--sparse] \
-                     [--quick] [--count DIRECTION:LAYOUT:TYPE:ENDIAN]";
+                     [--subsets] [--quick] [--count DIRECTION:LAYOUT:TYPE:ENDIAN]";
 
 /// The element types of the grid rows, in their order; the others of `--types` have none.
 const GRID_TYPES: [&str; 3] = ["f64", "u16", "u8"];
@@ -148,6 +151,8 @@ struct Options {
     grids: Vec<&'static str>,
     /// The sparse tables only.
     sparse: bool,
+    /// The subset tables only.
+    subsets: bool,
     /// One conversion to count the instructions of, and nothing else.
     count: Option<Count>,
 }
@@ -215,6 +220,7 @@ fn parse_args() -> Result<Options, String> {
         chunk_mib: 2,
         grids: GRIDS.iter().map(|&(g, _)| g).collect(),
         sparse: false,
+        subsets: false,
         count: None,
     };
     let mut args = std::env::args().skip(1);
@@ -237,6 +243,7 @@ fn parse_args() -> Result<Options, String> {
             "--chunk-mib" => options.chunk_mib = number("--chunk-mib", 1)?,
             "--quick" => options.size_mib = 4,
             "--sparse" => options.sparse = true,
+            "--subsets" => options.subsets = true,
             "--count" => {
                 let value = args.next().ok_or("--count needs a value")?;
                 options.count = Some(value.parse()?);
@@ -1713,6 +1720,405 @@ fn parallel_table(bytes: usize, runs: usize, cold: &Cold, main: bool, grid: &Gri
     }
 }
 
+/// Chunks per axis of the subsets of the subset rows: a subset of 8 × 8 chunks (128 MiB of
+/// 2 MiB chunks), of a grid four times larger along each axis.
+const SUBSET_CHUNKS: usize = 8;
+
+/// The paths of the subset rows, in their order: the path, the subset, and the row each is
+/// read against (the baseline of its ratio).
+const SUBSET_PATHS: [(&str, &str, usize); 8] = [
+    ("decode_zarr_chunks_into", "a grid of its own", 0),
+    ("decode_zarr_subset_into", "aligned", 0),
+    ("decode_zarr_subset_into", "half a chunk off", 1),
+    ("encode_zarr_chunks_sparse", "a grid of its own", 3),
+    ("encode_zarr_subset", "aligned", 3),
+    ("encode_zarr_subset", "half a chunk off", 4),
+    ("encode_zarr_subset", "half a chunk off, none stored", 4),
+    (
+        "parts written into the stored (bound)",
+        "half a chunk off",
+        5,
+    ),
+];
+
+/// The rows of [`SUBSET_PATHS`] that write into chunks handed over by the store.
+const STORED: [usize; 2] = [5, 7];
+
+/// The subset rows of one element type and layout of the subset's array, from the same
+/// rounds.
+struct SubsetRow {
+    ty: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    /// Threads the chunks shared: 1, or the pool's.
+    threads: usize,
+    /// The grid's, the chunks' and the subsets' shapes.
+    shapes: String,
+    /// GB/s of the subset's bytes, in [`SUBSET_PATHS`] order.
+    gbps: [f64; 8],
+}
+
+/// The grid, the chunks the subsets touch and the arrays of the subset rows.
+struct SubsetBuffers<T> {
+    /// The stored array's grid, four times the subset along each axis.
+    grid: ChunkGrid,
+    /// A grid of the subset's own shape, of the same chunks.
+    own: ChunkGrid,
+    /// The first chunk of the aligned subset along each axis.
+    first: usize,
+    /// The stored chunks from `first` along each axis, one more than the subset holds, in
+    /// C order: what both subsets touch.
+    chunks: Vec<Vec<u8>>,
+    /// The arrays of the aligned subset and of the one half a chunk off: decoded into,
+    /// then encoded from.
+    aligned: Array2<T>,
+    off: Array2<T>,
+    /// The chunks the half-off subset holds in part, owned, made before each run: what a
+    /// store hands over.
+    owned: Mutex<Vec<Option<Vec<u8>>>>,
+}
+
+/// The place in [`SubsetBuffers::chunks`] of chunk `index` of the grid, of those from
+/// `first` along each axis.
+fn place(first: usize, index: &[usize]) -> usize {
+    (index[0] - first) * (SUBSET_CHUNKS + 1) + (index[1] - first)
+}
+
+impl<T: Element> SubsetBuffers<T> {
+    /// The place in `chunks` of chunk `index` of the grid.
+    fn at(&self, index: &[usize]) -> usize {
+        place(self.first, index)
+    }
+
+    /// Owned copies of the chunks the half-off subset holds in part, for the next run.
+    fn refill(&self) {
+        let last = self.first + SUBSET_CHUNKS;
+        let mut owned = self.owned.lock().expect("no panic");
+        for (k, slot) in owned.iter_mut().enumerate() {
+            let (i, j) = (k / (SUBSET_CHUNKS + 1), k % (SUBSET_CHUNKS + 1));
+            let edge = i == 0 || j == 0 || i + self.first == last || j + self.first == last;
+            *slot = edge.then(|| self.chunks[k].clone());
+        }
+    }
+}
+
+/// Time the subset rows of one element type, big endian, with the subset's array in
+/// Fortran order or C order: a subset of [`SUBSET_CHUNKS`] chunks a side at a chunk
+/// boundary and half a chunk off, decoded and encoded, beside the same chunks as the whole
+/// grid of an array of the subset's shape, round-robin, each timed run from cold caches.
+fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
+    ty: &'static str,
+    fortran: bool,
+    size: &GridSize,
+    runs: usize,
+    cold: &Cold,
+    value: fn(usize) -> T,
+) -> SubsetRow {
+    let e = Endian::Big;
+    let (c0, c1) = arrays::shape2(size.chunk_bytes / T::SIZE);
+    let side = [SUBSET_CHUNKS * c0, SUBSET_CHUNKS * c1];
+    let grid = ChunkGrid::new(&[4 * side[0], 4 * side[1]], &[c0, c1]).expect("a grid");
+    let own = ChunkGrid::new(&side, &[c0, c1]).expect("a grid");
+    let first = SUBSET_CHUNKS;
+    let cols = grid.array_shape()[1];
+    let at = |r: usize, c: usize| value(r * cols + c);
+    let mut chunks = Vec::new();
+    for i in first..=first + SUBSET_CHUNKS {
+        for j in first..=first + SUBSET_CHUNKS {
+            let chunk = Array2::from_shape_fn((c0, c1), |(r, c)| at(i * c0 + r, j * c1 + c));
+            chunks.push(chunk.to_zarr_bytes(e));
+        }
+    }
+    let origin = [first * c0, first * c1];
+    let off_origin = [origin[0] + c0 / 2, origin[1] + c1 / 2];
+    let array = |start: [usize; 2]| {
+        let shape = (side[0], side[1]);
+        let values = |(r, c)| at(start[0] + r, start[1] + c);
+        if fortran {
+            Array2::from_shape_fn(shape.f(), values)
+        } else {
+            Array2::from_shape_fn(shape, values)
+        }
+    };
+    let (want_aligned, want_off) = (array(origin), array(off_origin));
+    let mut b = SubsetBuffers {
+        aligned: array([0, 0]),
+        off: array([0, 0]),
+        grid,
+        own,
+        first,
+        chunks,
+        owned: Mutex::new(vec![None; (SUBSET_CHUNKS + 1) * (SUBSET_CHUNKS + 1)]),
+    };
+    let shapes = format!(
+        "grid {} in chunks {}; subsets {} ({} MiB) at {} and {}",
+        dims(b.grid.array_shape()),
+        dims(b.grid.chunk_shape()),
+        dims(&side),
+        (side[0] * side[1] * T::SIZE) >> 20,
+        dims(&origin),
+        dims(&off_origin),
+    );
+    let fill = T::zeroed();
+    type SubsetRun<T> = Box<dyn Fn(&mut SubsetBuffers<T>)>;
+    // The byte ranges of the half-off subset's part of each chunk it holds in part.
+    let parts: Vec<(usize, Vec<std::ops::Range<usize>>)> = b
+        .grid
+        .chunks_in(&[
+            off_origin[0]..off_origin[0] + side[0],
+            off_origin[1]..off_origin[1] + side[1],
+        ])
+        .expect("a subset of the grid")
+        .filter_map(|index| {
+            let region = b.grid.region(&index).expect("a chunk");
+            let start = |k: usize| off_origin[k].max(region[k].start) - region[k].start;
+            let end = |k: usize| (off_origin[k] + side[k]).min(region[k].end) - region[k].start;
+            let part = [start(0)..end(0), start(1)..end(1)];
+            let whole = part.iter().zip(&region).all(|(p, r)| p.len() == r.len());
+            let ranges = zarr_bytes::region_byte_ranges::<T>(&[c0, c1], &part).expect("a part");
+            (!whole).then(|| (place(first, &index), ranges))
+        })
+        .collect();
+    let cases: [SubsetRun<T>; 8] = [
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let source = |i: &[usize]| {
+                let index = [i[0] + first, i[1] + first];
+                Ok::<_, zarr_bytes::Error>(Some(&chunks[place(first, &index)][..]))
+            };
+            let result = b.aligned.decode_zarr_chunks_into(&b.own, fill, e, source);
+            black_box(&mut b.aligned);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let source =
+                |i: &[usize]| Ok::<_, zarr_bytes::Error>(Some(&chunks[place(first, i)][..]));
+            let result = b
+                .aligned
+                .decode_zarr_subset_into(&b.grid, &origin, fill, e, source);
+            black_box(&mut b.aligned);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let source =
+                |i: &[usize]| Ok::<_, zarr_bytes::Error>(Some(&chunks[place(first, i)][..]));
+            let result = b
+                .off
+                .decode_zarr_subset_into(&b.grid, &off_origin, fill, e, source);
+            black_box(&mut b.off);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.aligned);
+            array
+                .encode_zarr_chunks_sparse(&b.own, fill, e, touch_lent)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.aligned);
+            let stored = |_: &[usize]| -> Result<Option<Vec<u8>>, zarr_bytes::Error> {
+                unreachable!("an aligned subset holds every chunk whole")
+            };
+            array
+                .encode_zarr_subset(&b.grid, &origin, fill, e, stored, touch_lent)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.off);
+            let stored = |i: &[usize]| {
+                let mut owned = b.owned.lock().expect("no panic");
+                Ok::<_, zarr_bytes::Error>(owned[b.at(i)].take())
+            };
+            array
+                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_lent)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.off);
+            let stored = |_: &[usize]| Ok::<Option<Vec<u8>>, zarr_bytes::Error>(None);
+            array
+                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_lent)
+                .unwrap();
+        }),
+        // The memory traffic of the stored chunks' update by itself: their part's bytes
+        // written, as bytes, into the buffers the store hands over; then dropped.
+        Box::new(move |b| {
+            let mut owned = b.owned.lock().expect("no panic");
+            for (at, ranges) in &parts {
+                let mut chunk = owned[*at].take().expect("a stored chunk");
+                for r in ranges {
+                    chunk[r.clone()].fill(0xa5);
+                }
+                black_box(&chunk);
+            }
+        }),
+    ];
+    // The untimed first round faults in every page and warms the allocator; the arrays
+    // decoded must be the subsets, and the chunks written those stored.
+    for (k, case) in cases.iter().enumerate() {
+        if STORED.contains(&k) {
+            b.refill();
+        }
+        case(&mut b);
+    }
+    assert!(
+        b.aligned == want_aligned && b.off == want_off,
+        "{ty}: decoded wrong"
+    );
+    b.refill();
+    let written = Mutex::new(0usize);
+    let check = |i: &[usize], bytes: Option<&[u8]>| {
+        assert!(
+            bytes == Some(&b.chunks[b.at(i)][..]),
+            "{ty}: chunk {i:?} written wrong"
+        );
+        *written.lock().expect("no panic") += 1;
+        Ok::<_, zarr_bytes::Error>(())
+    };
+    let stored =
+        |i: &[usize]| Ok::<_, zarr_bytes::Error>(b.owned.lock().expect("no panic")[b.at(i)].take());
+    b.off
+        .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, check)
+        .unwrap();
+    assert_eq!(
+        *written.lock().expect("no panic"),
+        (SUBSET_CHUNKS + 1).pow(2)
+    );
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (k, (case, times)) in cases.iter().zip(&mut times).enumerate() {
+            if STORED.contains(&k) {
+                b.refill();
+            }
+            times.push(cold.time(|| case(&mut b)));
+        }
+    }
+    let bytes = side[0] * side[1] * T::SIZE;
+    let gbps: Vec<f64> = times
+        .into_iter()
+        .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
+        .collect();
+    SubsetRow {
+        ty,
+        endian: if T::SIZE == 1 { "n/a" } else { e.as_str() },
+        layout: if fortran { "fortran" } else { "standard" },
+        threads: 1,
+        shapes,
+        gbps: gbps.try_into().expect("eight cases"),
+    }
+}
+
+/// The subset rows of every grid type asked, the subset's array in C and Fortran order, on
+/// one thread, and with the `rayon` feature on the pool too.
+fn subset_rows(size: &GridSize, runs: usize, cold: &Cold) -> Vec<SubsetRow> {
+    let rows = || {
+        let mut rows = Vec::new();
+        for &ty in &size.types {
+            for fortran in [false, true] {
+                rows.push(match ty {
+                    "f64" => {
+                        measure_subsets("f64", fortran, size, runs, cold, |i| i as f64 * 0.5 - 1e6)
+                    }
+                    "u16" => measure_subsets("u16", fortran, size, runs, cold, |i| i as u16),
+                    "u8" => measure_subsets("u8", fortran, size, runs, cold, |i| (i % 251) as u8),
+                    other => unreachable!("a type of GRID_TYPES, not {other}"),
+                });
+            }
+        }
+        rows
+    };
+    #[cfg(feature = "rayon")]
+    {
+        let mut all = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool")
+            .install(rows);
+        let threads = rayon::current_num_threads();
+        all.extend(rows().into_iter().map(|r| SubsetRow { threads, ..r }));
+        all
+    }
+    #[cfg(not(feature = "rayon"))]
+    rows()
+}
+
+/// The subset rows: GB/s of each path, and its ratio to the row it is read against.
+fn subset_table(size: &GridSize, rows: &[SubsetRow]) {
+    println!();
+    println!(
+        "Subsets of {SUBSET_CHUNKS} × {SUBSET_CHUNKS} chunks of {} MiB, of a grid four times \
+         larger along each axis, at a chunk boundary and half a chunk off on both axes \
+         ({} chunks touched, {} of them in part), decoded into an array and encoded from it, \
+         beside the same chunks as every chunk of a grid of the subset's own shape; GB/s of \
+         the subset's bytes; the sink reads one byte of each chunk, the source lends each \
+         chunk from a `Vec`, the store of the half-off write hands over owned copies of the \
+         chunks it holds in part, made before each run (so from memory, not cache), or has \
+         none of them:",
+        size.chunk_bytes >> 20,
+        (SUBSET_CHUNKS + 1).pow(2),
+        (SUBSET_CHUNKS + 1).pow(2) - (SUBSET_CHUNKS - 1).pow(2),
+    );
+    println!();
+    let mut seen = Vec::new();
+    for r in rows {
+        if !seen.contains(&r.ty) {
+            seen.push(r.ty);
+            println!("- {}: {}", r.ty, r.shapes);
+        }
+    }
+    println!();
+    println!("| path | subset | type | endian | array | threads | GB/s | ratio | against |");
+    println!("|---|---|---|---|---|---:|---:|---:|---|");
+    for r in rows {
+        for (k, &(path, subset, against)) in SUBSET_PATHS.iter().enumerate() {
+            let ratio = if against == k {
+                "".to_string()
+            } else {
+                format!("{:.2}", r.gbps[k] / r.gbps[against])
+            };
+            let (against_path, against_subset, _) = SUBSET_PATHS[against];
+            println!(
+                "| {path} | {subset} | {} | {} | {} | {} | {} | {ratio} | {} |",
+                r.ty,
+                r.endian,
+                r.layout,
+                r.threads,
+                rate(r.gbps[k]),
+                if against == k {
+                    "".to_string()
+                } else {
+                    format!("{against_path}, {against_subset}")
+                },
+            );
+        }
+    }
+    let pool: Vec<&SubsetRow> = rows.iter().filter(|r| r.threads > 1).collect();
+    if pool.is_empty() {
+        return;
+    }
+    println!();
+    println!("The pool against one thread, the same rows:");
+    println!();
+    println!("| path | subset | type | array | pool / one thread |");
+    println!("|---|---|---|---|---:|");
+    for p in pool {
+        let one = rows
+            .iter()
+            .find(|r| r.threads == 1 && r.ty == p.ty && r.layout == p.layout)
+            .expect("a row on one thread");
+        for (k, &(path, subset, _)) in SUBSET_PATHS.iter().enumerate() {
+            println!(
+                "| {path} | {subset} | {} | {} | {:.2} |",
+                p.ty,
+                p.layout,
+                p.gbps[k] / one.gbps[k]
+            );
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(options) => options,
@@ -1760,6 +2166,11 @@ fn main() -> ExitCode {
     );
 
     let runs = options.runs;
+    if options.subsets {
+        let rows = subset_rows(&options.grid(), runs, &cold);
+        subset_table(&options.grid(), &rows);
+        return ExitCode::SUCCESS;
+    }
     // Grid layouts only: the grid tables only; `--sparse`: the sparse tables only.
     let main = !options.layouts.is_empty() && !options.sparse;
     let grid = &options.grid();

@@ -10,9 +10,9 @@ use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
 use crate::check::{checked_len, checked_size};
 use crate::typed::grid::engine;
-use crate::typed::grid::fill::{fill_with, Fill};
+use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
-    check_part, chunk_len, corner, decode_part, encode_part, fill_elements,
+    check_part, chunk_len, corner, decode_part, encode_part, fill_around, fill_elements,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::Subset;
@@ -297,8 +297,9 @@ pub(crate) fn encode_chunk(
             let part = array.slice_region(region)?;
             let size = array.data_type().size();
             let mut out = vec![0u8; chunk_len(part.shape(), chunk, size)?];
-            fill_with(&mut out, &fill_bytes);
-            paste(&part, chunk, &corner(part.shape()), endian, &mut out)?;
+            let corner = corner(part.shape());
+            fill_around(chunk, &corner, size, &fill_bytes, &mut out);
+            paste(&part, chunk, &corner, endian, &mut out)?;
             Ok(out)
         }
     }
@@ -404,7 +405,7 @@ where
                 fills() && pattern.fills_region(bytes, chunk, &inside, size)
             })?,
             None => sink.chunk(&at, len, fills, |out| {
-                fill_with(out, &fill_bytes);
+                fill_around(chunk, &meet.region, size, &fill_bytes, out);
                 paste_into(out)
             })?,
         }

@@ -5,9 +5,9 @@
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 
 use crate::check::{checked_len, checked_size};
-use crate::typed::grid::fill::{fill_with, Fill};
+use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
-    corner, decode_part, encode_part, encode_region, fill_elements, Kind, Spare,
+    corner, decode_part, encode_part, encode_region, fill_around, fill_elements, Kind, Spare,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::Subset;
@@ -67,7 +67,7 @@ where
         let scratch = &mut scratch;
         let result = match stored(index)? {
             None => sink.chunk(index, len, fills, |out| {
-                fill_with(out, fill);
+                fill_around(chunk, region, A::SIZE, fill, out);
                 encode_region(part, kind, chunk, region, endian, out, scratch)
             }),
             Some(bytes) if bytes.len() != len => {

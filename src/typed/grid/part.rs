@@ -147,6 +147,23 @@ impl Spare {
     }
 }
 
+/// Fill the bytes of a chunk of shape `chunk`, `size` bytes an element, that are not those
+/// of `region` with copies of `fill`: the padding of a chunk whose part is not its corner.
+pub(crate) fn fill_around(
+    chunk: &[usize],
+    region: &[Range<usize>],
+    size: usize,
+    fill: &[u8],
+    bytes: &mut [u8],
+) {
+    let mut end = 0;
+    region::runs(chunk, region, |_, offset, len| {
+        fill_with(&mut bytes[end..offset * size], fill);
+        end = (offset + len) * size;
+    });
+    fill_with(&mut bytes[end..], fill);
+}
+
 /// Check that a part of shape `part` is a corner of a chunk of shape `chunk`: the same rank,
 /// no longer on any axis.
 pub(crate) fn check_part(part: &[usize], chunk: &[usize]) -> Result<(), Error> {
