@@ -21,8 +21,12 @@
 //!   source)` reads a whole array, missing chunks as the fill value, each element written
 //!   once; `encode_zarr_chunks` and `decode_zarr_chunks_into` hand over every chunk as a
 //!   `Vec` and fill an existing array. Each chunk moves once, straight between its bytes
-//!   and its region of the array. `encode_zarr_chunk` and `decode_zarr_chunk_into` do one
-//!   chunk; [`BytesCodec::encode_chunks_sparse_dyn`], [`BytesCodec::decode_chunks_dyn`] and
+//!   and its region of the array. Subsets of arrays far larger than memory:
+//!   `Array2::<f32>::from_zarr_subset(&grid, &[100..300, 50..90], fill, endian, source)`
+//!   reads a box of the stored array, asking only for the chunks it touches and reading
+//!   only their part's bytes; `x.encode_zarr_subset(&grid, origin, fill, endian, stored,
+//!   sink)` writes into one, the chunks it covers in part asked of the store and updated
+//!   in place. `encode_zarr_chunk` and `decode_zarr_chunk_into` do one chunk; [`BytesCodec::encode_chunks_sparse_dyn`], [`BytesCodec::decode_chunks_dyn`] and
 //!   their kin do it for a [`DynArray`] or a [`DynArrayView`] of one (a region, its axes
 //!   permuted, no copy; [`DynArrayViewMut`] to decode into), whose
 //!   [`slice_region`](DynArray::slice_region) and [`assign_region`](DynArray::assign_region)
@@ -172,6 +176,9 @@
 //! allocates the array alone, zeroed by the system rather than written;
 //! decoding an edge chunk whose part is not one run of its bytes gathers the part through a
 //! buffer of at most 256 KiB (or of one index of its first axis, if that is more).
+//! `from_zarr_subset` allocates the subset's array and such a buffer per thread;
+//! `encode_zarr_subset` a chunk's buffer and such a buffer per thread, the chunks it
+//! updates being the store's own.
 //!
 //! # Cargo Features
 //!
