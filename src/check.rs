@@ -3,6 +3,7 @@
 
 use ndarray::{Array, Dimension};
 
+use crate::traverse::Moves;
 use crate::{Element, Error};
 
 /// The element count of `shape`, checked as ndarray checks it, and its byte count.
@@ -43,10 +44,11 @@ pub(crate) fn checked_size(shape: &[usize], size: usize, bytes: &[u8]) -> Result
     Ok(len)
 }
 
-/// Whether `bytes`, which start at byte `at` of the stream, are all valid encodings of `A`:
-/// [`Error::InvalidBool`] for the first that is not.
-pub(crate) fn check_invalid<A: Element>(bytes: &[u8], at: usize) -> Result<(), Error> {
-    match A::find_invalid(bytes) {
+/// Whether `bytes`, which start at byte `at` of the stream, are all valid encodings of `T`
+/// (an element's unit, or a type that decodes as itself): [`Error::InvalidBool`] for the
+/// first that is not.
+pub(crate) fn check_invalid<T: Moves>(bytes: &[u8], at: usize) -> Result<(), Error> {
+    match T::find_invalid(bytes) {
         Some((offset, value)) => Err(Error::InvalidBool {
             offset: at + offset,
             value,

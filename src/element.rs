@@ -1,19 +1,22 @@
 //! Element types and their bulk conversions: the one place where types differ.
 //!
-//! Each element is a run of components (one for integers and floats, two for complex
-//! numbers, N bytes for raw bits); a conversion is a safe cast of the element slice to its
-//! component slice followed by one bulk byte-order call, or a plain copy when the bytes
-//! already are in the wanted order.
+//! Each element type says which *unit* its memory moves as: a run of words (one for
+//! integers and floats, two for complex numbers) or N bytes never swapped (raw bits, pairs
+//! of 8-bit minifloats). The traversal, its tiles and kernels are made once per unit
+//! ([`Moves`]), so `f32`, `i32` and `u32` run the same machine code. A conversion is a safe
+//! cast of the element slice to its unit slice followed by one bulk byte-order call, or a
+//! plain copy when the bytes already are in the wanted order. The types whose bytes are
+//! checked or converted as they are stored (`bool`, the minifloats in the low bits of a
+//! byte) encode as bytes and decode as themselves, the check in the pass that stores them.
 
 use std::num::NonZeroUsize;
 
-use bytemuck::{Pod, Zeroable};
-use byteorder::{BigEndian, ByteOrder, LittleEndian};
+use bytemuck::Zeroable;
 use num_complex::Complex;
 
 use crate::arch;
-use crate::traverse::{kernels, Block, Columns, ColumnsMut};
-use crate::{DataType, Endian};
+use crate::traverse::{kernels, AsUnits, Block, ColumnsMut, Moves, Words};
+use crate::DataType;
 
 /// A fixed-size element type the `bytes` codec can encode.
 ///
@@ -40,17 +43,18 @@ pub trait Element: Copy + Send + Sync + Zeroable + 'static + sealed::Convert {
 }
 
 pub(crate) mod sealed {
-    use crate::traverse::{kernels, Block, Columns, ColumnsMut};
+    use crate::traverse::{AsUnits, Moves};
     use crate::Endian;
 
     /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
-    pub trait Convert: Sized {
-        /// Whether the encoded bytes equal the memory bytes in this byte order.
-        fn is_verbatim(endian: Endian) -> bool;
-        /// Encode `src` into `dst`; `dst.len()` is `src.len() * SIZE`.
-        fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
-        /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
-        fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
+    ///
+    /// An element's memory moves through the traversal as a *unit* of its bytes: `u32` for
+    /// `f32`, `i32` and `u32`, `[u32; 2]` for `Complex<f32>`, `u8` for every 1-byte type,
+    /// `[u8; N]` for raw bits. The tiles and kernels are made once per unit, so every
+    /// element type of one unit runs the same machine code ([`Moves`]). A type whose bytes
+    /// are checked or converted as they are stored (`bool`, the minifloats in the low bits
+    /// of a byte) decodes as itself; a pair of those moves as itself both ways.
+    pub trait Convert: AsUnits {
         /// The bytes as elements without a copy, when they are aligned for `Self`; `bytes`
         /// holds whole, valid encodings in the native byte order.
         fn cast(bytes: &[u8]) -> Option<&[Self]>;
@@ -62,146 +66,67 @@ pub(crate) mod sealed {
         /// and of the casts are `#[inline]`: byte tiles call one per column they ask for
         /// ahead (benches/README.md, Design measurements).
         fn as_bytes(elements: &[Self]) -> Option<&[u8]>;
-        /// This element with each component's bytes reversed: the conversion between the
-        /// native and the other byte order, for element-wise moves. Implementations are
-        /// `#[inline(always)]`: a call per element costs more than the move.
-        fn swapped(self) -> Self;
-        /// Gather `block` from `memory` into `scratch` in stream order, converted to
-        /// `endian`: element by element unless the type is `Pod`, when its size picks
-        /// the kernel ([`kernels::gather`]).
-        fn gather<M: Columns<Self> + ?Sized>(
-            memory: &M,
-            block: &Block,
-            scratch: &mut [Self],
-            endian: Endian,
-        ) where
-            Self: Copy,
-        {
-            let swap = !Self::is_verbatim(endian);
-            kernels::gather_each(memory, block, scratch, swap, Self::swapped);
+
+        /// Whether the encoded bytes equal the memory bytes in this byte order.
+        #[inline]
+        fn is_verbatim(endian: Endian) -> bool {
+            Self::Out::is_verbatim(endian != Endian::NATIVE)
         }
-        /// Scatter `scratch`, in stream order, into `block` of `memory`, converted from
-        /// `endian`.
-        fn scatter<M: ColumnsMut<Self> + ?Sized>(
-            scratch: &[Self],
-            block: &Block,
-            memory: &mut M,
-            endian: Endian,
-        ) where
-            Self: Copy + bytemuck::Zeroable,
-        {
-            let swap = !Self::is_verbatim(endian);
-            kernels::scatter_each(scratch, block, memory, swap, Self::swapped);
+        /// Encode `src` into `dst`; `dst.len()` is `src.len() * SIZE`.
+        #[inline]
+        fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
+            Self::Out::write(Self::outs(src), endian != Endian::NATIVE, dst)
+        }
+        /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
+        #[inline]
+        fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
+            Self::In::read(src, endian != Endian::NATIVE, Self::ins(dst))
         }
         /// Whether some bytes are no valid encoding of this type (`bool`), so decoding
         /// checks them.
-        const CHECKED: bool = false;
-        /// Whether tiles of this 1-byte type are decoded from the encoded bytes as they are
-        /// ([`Convert::scatter_encoded`]) rather than from elements: the types that are not
-        /// `Pod`, whose bytes must be checked or converted as they are stored.
-        const FROM_BYTES: bool = false;
-        /// Scatter a tile of encoded bytes, in stream order, into `block` of `memory`
-        /// (types with [`Convert::FROM_BYTES`] only), checking each byte as it is stored:
-        /// `false` if one is no valid encoding ([`Convert::find_invalid`] tells which), and
-        /// then every element of `block` is written, some from bytes that were no value.
-        fn scatter_encoded<M: ColumnsMut<Self> + ?Sized>(
-            _scratch: &[u8],
-            _block: &Block,
-            _memory: &mut M,
-        ) -> bool {
-            unreachable!("only types with FROM_BYTES decode tiles of bytes")
-        }
+        const CHECKED: bool = <Self::In as Moves>::CHECKED;
         /// The offset and value of the first byte that is no valid encoding, if any.
-        fn find_invalid(_src: &[u8]) -> Option<(usize, u8)> {
-            None
+        fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
+            Self::In::find_invalid(src)
         }
         /// Decode `src` into `dst` as [`Convert::read`] does, checking the bytes in the same
-        /// pass: `false` if one is no valid encoding ([`Convert::find_invalid`] tells which),
-        /// and then `dst` may be partly written.
+        /// pass: `false` if one is no valid encoding, and then `dst` may be partly written.
         fn read_valid(src: &[u8], endian: Endian, dst: &mut [Self]) -> bool {
-            Self::read(src, endian, dst);
-            true
+            Self::In::read_valid(src, endian != Endian::NATIVE, Self::ins(dst))
         }
     }
 }
 
-/// A component word: what one element is made of, and how its bytes are ordered. Its
-/// conversions are `#[inline]`: the tiles copy each row of their scratch buffer through
-/// them in the native byte order, where inlined they fold to the copy alone, without a
-/// call and a match per row.
-trait Word: Pod {
-    fn write(src: &[Self], endian: Endian, dst: &mut [u8]);
-    fn read(src: &[u8], endian: Endian, dst: &mut [Self]);
-}
-
-impl Word for u8 {
-    #[inline]
-    fn write(src: &[u8], _: Endian, dst: &mut [u8]) {
-        dst.copy_from_slice(src);
-    }
-    #[inline]
-    fn read(src: &[u8], _: Endian, dst: &mut [u8]) {
-        dst.copy_from_slice(src);
-    }
-}
-
-macro_rules! word {
-    ($w:ty, $write:ident, $read:ident) => {
-        impl Word for $w {
-            #[inline]
-            fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
-                match endian {
-                    e if e == Endian::NATIVE => dst.copy_from_slice(bytemuck::cast_slice(src)),
-                    _ if arch::BULK_SWAP => arch::swapped::<{ std::mem::size_of::<$w>() }>(
-                        bytemuck::cast_slice(src),
-                        dst,
-                    ),
-                    Endian::Little => LittleEndian::$write(src, dst),
-                    Endian::Big => BigEndian::$write(src, dst),
-                }
-            }
-            #[inline]
-            fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
-                match endian {
-                    e if e == Endian::NATIVE => {
-                        bytemuck::cast_slice_mut::<Self, u8>(dst).copy_from_slice(src)
-                    }
-                    _ if arch::BULK_SWAP => arch::swapped::<{ std::mem::size_of::<$w>() }>(
-                        src,
-                        bytemuck::cast_slice_mut(dst),
-                    ),
-                    Endian::Little => LittleEndian::$read(src, dst),
-                    Endian::Big => BigEndian::$read(src, dst),
-                }
-            }
-        }
-    };
-}
-
-word!(u16, write_u16_into, read_u16_into);
-word!(u32, write_u32_into, read_u32_into);
-word!(u64, write_u64_into, read_u64_into);
-
-/// An element that is a `Pod` run of one word type; its tiles move in the rectangles of
-/// its size.
+/// An element that is a `Pod` run of one word type: it moves as the unit of its words,
+/// whose memory it is.
 macro_rules! element {
     ($t:ty => $w:ty, $d:ident) => {
         impl Element for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const DATA_TYPE: DataType = DataType::$d;
         }
+        impl AsUnits for $t {
+            type Out =
+                <$w as Words<{ std::mem::size_of::<$t>() / std::mem::size_of::<$w>() }>>::Unit;
+            type In = Self::Out;
+            #[inline]
+            fn outs(elements: &[Self]) -> &[Self::Out] {
+                bytemuck::must_cast_slice(elements)
+            }
+            #[inline]
+            fn ins(elements: &mut [Self]) -> &mut [Self::In] {
+                bytemuck::must_cast_slice_mut(elements)
+            }
+            #[inline(always)]
+            fn out(self) -> Self::Out {
+                bytemuck::must_cast(self)
+            }
+            #[inline(always)]
+            fn from_in(x: Self::In) -> Self {
+                bytemuck::must_cast(x)
+            }
+        }
         impl sealed::Convert for $t {
-            fn is_verbatim(endian: Endian) -> bool {
-                std::mem::size_of::<$w>() == 1 || endian == Endian::NATIVE
-            }
-            #[inline]
-            fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
-                <$w as Word>::write(bytemuck::cast_slice(src), endian, dst)
-            }
-            #[inline]
-            fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
-                <$w as Word>::read(src, endian, bytemuck::cast_slice_mut(dst))
-            }
             #[inline]
             fn cast(bytes: &[u8]) -> Option<&[Self]> {
                 bytemuck::try_cast_slice(bytes).ok()
@@ -214,64 +139,41 @@ macro_rules! element {
             fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
                 Some(bytemuck::cast_slice(elements))
             }
-            #[inline(always)]
-            fn swapped(self) -> Self {
-                const WORDS: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
-                let words: [$w; WORDS] = bytemuck::cast(self);
-                bytemuck::cast(words.map(<$w>::swap_bytes))
-            }
-            fn gather<M: Columns<Self> + ?Sized>(
-                memory: &M,
-                block: &Block,
-                scratch: &mut [Self],
-                endian: Endian,
-            ) {
-                let swap = !Self::is_verbatim(endian);
-                const WORD: usize = std::mem::size_of::<$w>();
-                kernels::gather::<_, _, WORD>(memory, block, scratch, swap, Self::swapped);
-            }
-            fn scatter<M: ColumnsMut<Self> + ?Sized>(
-                scratch: &[Self],
-                block: &Block,
-                memory: &mut M,
-                endian: Endian,
-            ) {
-                let swap = !Self::is_verbatim(endian);
-                const WORD: usize = std::mem::size_of::<$w>();
-                kernels::scatter::<_, _, _, WORD, false>(
-                    scratch,
-                    block,
-                    memory,
-                    swap,
-                    Self::swapped,
-                    |x| x,
-                );
-            }
         }
     };
 }
 
 /// A minifloat in the low bits of a byte. Its values keep the high bits clear, so encoding
-/// is a copy; decoding clears them. Not `Pod` (a byte with high bits set is no value), so
-/// bytes are never cast to it: [`BytesView`](crate::BytesView) declines.
+/// is a copy of its byte, as the unit `u8`; decoding clears them, as the type itself. Not
+/// `Pod` (a byte with high bits set is no value), so bytes are never cast to it:
+/// [`BytesView`](crate::BytesView) declines.
 macro_rules! low_bits {
     ($t:ty, $d:ident) => {
         impl Element for $t {
             const SIZE: usize = 1;
             const DATA_TYPE: DataType = DataType::$d;
         }
+        impl AsUnits for $t {
+            type Out = u8;
+            type In = Self;
+            #[inline]
+            fn outs(elements: &[Self]) -> &[u8] {
+                bytemuck::must_cast_slice(elements)
+            }
+            #[inline]
+            fn ins(elements: &mut [Self]) -> &mut [Self] {
+                elements
+            }
+            #[inline(always)]
+            fn out(self) -> u8 {
+                self.to_bits()
+            }
+            #[inline(always)]
+            fn from_in(x: Self) -> Self {
+                x
+            }
+        }
         impl sealed::Convert for $t {
-            fn is_verbatim(_: Endian) -> bool {
-                true
-            }
-            fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
-                dst.copy_from_slice(bytemuck::cast_slice(src))
-            }
-            fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
-                for (d, &s) in dst.iter_mut().zip(src) {
-                    *d = <$t>::from_bits(s);
-                }
-            }
             #[inline]
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
@@ -284,6 +186,23 @@ macro_rules! low_bits {
             fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
                 Some(bytemuck::cast_slice(elements))
             }
+        }
+        impl Moves for $t {
+            fn is_verbatim(_: bool) -> bool {
+                true
+            }
+            fn write(src: &[Self], _: bool, dst: &mut [u8]) {
+                dst.copy_from_slice(bytemuck::must_cast_slice(src))
+            }
+            fn read(src: &[u8], _: bool, dst: &mut [Self]) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = <$t>::from_bits(s);
+                }
+            }
+            #[inline(always)]
+            fn swapped(self) -> Self {
+                self
+            }
             const FROM_BYTES: bool = true;
             fn scatter_encoded<M: ColumnsMut<Self> + ?Sized>(
                 scratch: &[u8],
@@ -294,37 +213,40 @@ macro_rules! low_bits {
                 kernels::scatter_bytes::<_, _, false>(scratch, block, memory, <$t>::from_bits);
                 true
             }
-            #[inline(always)]
-            fn swapped(self) -> Self {
-                self
-            }
         }
     };
 }
 
 /// A complex number of two minifloats in the low bits of a byte each: real, then
 /// imaginary. Encoding writes their codes; decoding clears the high bits of each byte. Not
-/// `Pod`, so it moves one element at a time and is never viewed.
+/// `Pod`, so it moves as itself, one element at a time, and is never viewed.
 macro_rules! complex_low_bits {
     ($t:ty, $d:ident) => {
         impl Element for Complex<$t> {
             const SIZE: usize = 2;
             const DATA_TYPE: DataType = DataType::$d;
         }
+        impl AsUnits for Complex<$t> {
+            type Out = Self;
+            type In = Self;
+            #[inline]
+            fn outs(elements: &[Self]) -> &[Self] {
+                elements
+            }
+            #[inline]
+            fn ins(elements: &mut [Self]) -> &mut [Self] {
+                elements
+            }
+            #[inline(always)]
+            fn out(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn from_in(x: Self) -> Self {
+                x
+            }
+        }
         impl sealed::Convert for Complex<$t> {
-            fn is_verbatim(_: Endian) -> bool {
-                true
-            }
-            fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
-                for (d, x) in dst.chunks_exact_mut(2).zip(src) {
-                    d.copy_from_slice(&[x.re.to_bits(), x.im.to_bits()]);
-                }
-            }
-            fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
-                for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
-                    *d = Complex::new(<$t>::from_bits(s[0]), <$t>::from_bits(s[1]));
-                }
-            }
             #[inline]
             fn cast(_: &[u8]) -> Option<&[Self]> {
                 None
@@ -336,6 +258,21 @@ macro_rules! complex_low_bits {
             #[inline]
             fn as_bytes(_: &[Self]) -> Option<&[u8]> {
                 None
+            }
+        }
+        impl Moves for Complex<$t> {
+            fn is_verbatim(_: bool) -> bool {
+                true
+            }
+            fn write(src: &[Self], _: bool, dst: &mut [u8]) {
+                for (d, x) in dst.chunks_exact_mut(2).zip(src) {
+                    d.copy_from_slice(&[x.re.to_bits(), x.im.to_bits()]);
+                }
+            }
+            fn read(src: &[u8], _: bool, dst: &mut [Self]) {
+                for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
+                    *d = Complex::new(<$t>::from_bits(s[0]), <$t>::from_bits(s[1]));
+                }
             }
             #[inline(always)]
             fn swapped(self) -> Self {
@@ -392,7 +329,7 @@ impl Narrow for u8 {
     }
 }
 
-/// Raw bits `r{8N}`: N bytes copied as they are.
+/// Raw bits `r{8N}`: N bytes copied as they are, a unit of their own.
 impl<const N: usize> Element for [u8; N] {
     const SIZE: usize = {
         assert!(N > 0, "a raw bits type has at least 8 bits");
@@ -404,16 +341,27 @@ impl<const N: usize> Element for [u8; N] {
     };
 }
 
+impl<const N: usize> AsUnits for [u8; N] {
+    type Out = Self;
+    type In = Self;
+    #[inline]
+    fn outs(elements: &[Self]) -> &[Self] {
+        elements
+    }
+    #[inline]
+    fn ins(elements: &mut [Self]) -> &mut [Self] {
+        elements
+    }
+    #[inline(always)]
+    fn out(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn from_in(x: Self) -> Self {
+        x
+    }
+}
 impl<const N: usize> sealed::Convert for [u8; N] {
-    fn is_verbatim(_: Endian) -> bool {
-        true
-    }
-    fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
-        dst.copy_from_slice(src.as_flattened())
-    }
-    fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
-        dst.as_flattened_mut().copy_from_slice(src)
-    }
     #[inline]
     fn cast(bytes: &[u8]) -> Option<&[Self]> {
         bytemuck::try_cast_slice(bytes).ok()
@@ -426,13 +374,10 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
         Some(elements.as_flattened())
     }
-    #[inline(always)]
-    fn swapped(self) -> Self {
-        self
-    }
 }
 
-/// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode.
+/// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode. It encodes as the
+/// unit `u8`, and decodes as itself, each byte checked as it is stored.
 impl Element for bool {
     const SIZE: usize = 1;
     const DATA_TYPE: DataType = DataType::Bool;
@@ -445,14 +390,49 @@ fn all_bools(or: u8) -> bool {
     or <= 1
 }
 
+impl AsUnits for bool {
+    type Out = u8;
+    type In = Self;
+    #[inline]
+    fn outs(elements: &[Self]) -> &[u8] {
+        bytemuck::must_cast_slice(elements)
+    }
+    #[inline]
+    fn ins(elements: &mut [Self]) -> &mut [Self] {
+        elements
+    }
+    #[inline(always)]
+    fn out(self) -> u8 {
+        self as u8
+    }
+    #[inline(always)]
+    fn from_in(x: Self) -> Self {
+        x
+    }
+}
 impl sealed::Convert for bool {
-    fn is_verbatim(_: Endian) -> bool {
+    #[inline]
+    fn cast(bytes: &[u8]) -> Option<&[Self]> {
+        bytemuck::checked::try_cast_slice(bytes).ok()
+    }
+    #[inline]
+    fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+        bytemuck::checked::try_cast_slice_mut(bytes).ok()
+    }
+    #[inline]
+    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(elements))
+    }
+}
+
+impl Moves for bool {
+    fn is_verbatim(_: bool) -> bool {
         true
     }
-    fn write(src: &[Self], _: Endian, dst: &mut [u8]) {
-        dst.copy_from_slice(bytemuck::cast_slice(src))
+    fn write(src: &[Self], _: bool, dst: &mut [u8]) {
+        dst.copy_from_slice(bytemuck::must_cast_slice(src))
     }
-    fn read(src: &[u8], _: Endian, dst: &mut [Self]) {
+    fn read(src: &[u8], _: bool, dst: &mut [Self]) {
         for (i, (d, s)) in dst.chunks_mut(64).zip(src.chunks(64)).enumerate() {
             arch::request_ahead(src, i * 64);
             for (d, &s) in d.iter_mut().zip(s) {
@@ -480,19 +460,7 @@ impl sealed::Convert for bool {
             |x| x & 1 != 0,
         ))
     }
-    #[inline]
-    fn cast(bytes: &[u8]) -> Option<&[Self]> {
-        bytemuck::checked::try_cast_slice(bytes).ok()
-    }
-    #[inline]
-    fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
-        bytemuck::checked::try_cast_slice_mut(bytes).ok()
-    }
-    #[inline]
-    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
-        Some(bytemuck::cast_slice(elements))
-    }
-    fn read_valid(src: &[u8], _: Endian, dst: &mut [Self]) -> bool {
+    fn read_valid(src: &[u8], _: bool, dst: &mut [Self]) -> bool {
         let mut seen = 0u8;
         for (d, &s) in dst.iter_mut().zip(src) {
             seen |= s;

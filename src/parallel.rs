@@ -62,7 +62,7 @@ pub(crate) fn check<A: Element>(bytes: &[u8]) -> Result<(), Error> {
     if pool::worth(bytes.len()) {
         return pool::check::<A>(bytes);
     }
-    check_invalid::<A>(bytes, 0)
+    check_invalid::<A::In>(bytes, 0)
 }
 
 /// `read(bytes, dst)` on the encoded `bytes` of the elements `dst`, of checked length.
@@ -182,7 +182,7 @@ mod pool {
     /// [`super::check`] on the pool, in equal parts.
     pub(super) fn check<A: Element>(bytes: &[u8]) -> Result<(), Error> {
         let per = per_task::<A>(bytes.len() / A::SIZE) * A::SIZE;
-        try_chunks(bytes, per, |i, part| check_invalid::<A>(part, i * per))
+        try_chunks(bytes, per, |i, part| check_invalid::<A::In>(part, i * per))
     }
 
     /// Bytes from which a conversion is split across threads; smaller ones stay on the calling

@@ -2,8 +2,6 @@
 //! scattered for decoding, in rectangles where a kernel transposes them and element by
 //! element elsewhere.
 
-use std::marker::PhantomData;
-
 use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayView1, Axis, Slice};
 
@@ -334,35 +332,6 @@ impl<A, S: AsRef<[A]> + AsMut<[A]>> ColumnsMut<A> for Lanes<'_, S> {
         let start = block.start;
         let lanes = self.0[c0..c0 + K].iter_mut();
         strip_columns(lanes.map(|l| &mut l.as_mut()[start..start + rows]), false)
-    }
-}
-
-/// The columns of 1-byte elements as the bytes they are, for the byte kernels: `F` gives
-/// the bytes of the elements (a function item, so that it is inlined).
-pub(crate) struct Bytes<'m, A, M: ?Sized, F>(pub &'m M, pub F, pub PhantomData<A>);
-
-impl<A: 'static, M, F> Columns<u8> for Bytes<'_, A, M, F>
-where
-    M: Columns<A> + ?Sized,
-    F: for<'x> Fn(&'x [A]) -> &'x [u8],
-{
-    #[inline(always)]
-    fn column(&self, block: &Block, c: usize) -> Option<(&[u8], isize)> {
-        let (column, first) = self.0.column(block, c)?;
-        Some(((self.1)(column), first))
-    }
-    #[inline(always)]
-    fn whole(&self) -> Option<&[u8]> {
-        self.0.whole().map(&self.1)
-    }
-    #[inline(always)]
-    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[u8]; K] {
-        let mut strip: [&[u8]; K] = [&[]; K];
-        // A loop, not `map`, which stayed out of line and called `F` through a pointer.
-        for (bytes, column) in strip.iter_mut().zip(self.0.strip::<K>(block, c0, rows)) {
-            *bytes = (self.1)(column);
-        }
-        strip
     }
 }
 

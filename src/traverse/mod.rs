@@ -27,17 +27,19 @@ mod gather;
 pub(crate) mod kernels;
 /// Public in the crate for the thread pool, which cuts views by the plan's own facts.
 pub(crate) mod plan;
+pub(crate) mod units;
 mod walk;
 
 pub(crate) use gather::{
-    gather, gather_elements, prefetch, prefetch_lane, scatter, Bytes, Columns, ColumnsMut, Lanes,
+    gather, gather_elements, prefetch, prefetch_lane, scatter, Columns, ColumnsMut, Lanes,
     ROWS_AHEAD,
 };
 pub(crate) use plan::{
     c_order, odometer, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, windows,
     Block, Origin, PlanAxis, Strided, Tile,
 };
-pub(crate) use walk::{walk, RowMoves, Visitor, ROW_PIECE_BYTES};
+pub(crate) use units::{AsUnits, Moves, Words};
+pub(crate) use walk::{walk, RowMoves, View, Visitor, ROW_PIECE_BYTES};
 
 /// Make `buffer` hold `len` elements at least, growing it to exactly that: the buffers of
 /// the traversal are bounded by what they hold, not by how they grew.

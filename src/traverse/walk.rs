@@ -2,15 +2,22 @@
 //! (one memory slice, the lanes of a part of a bigger array, or single axes), and handed to
 //! a [`Visitor`], encoding's or decoding's, block by block.
 
-use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn};
+use std::ops::Range;
+
+use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn, Slice};
 
 use super::plan::{
     cuts, last_long_axis, lead, plan, Block, Origin, Split, Strided, Tile, MAX_AXES,
 };
+use super::units::{AsUnits, Moves};
 
-/// A view the traversal can take apart: shared for encoding, exclusive for decoding.
+/// A view the traversal can take apart: shared for encoding, exclusive for decoding. Its
+/// memory is handed on as the unit the elements move as ([`AsUnits`]), so that everything
+/// past the view's own axes is made once per unit.
 pub(crate) trait View: Split {
-    /// The elements' memory: `&[A]` or `&mut [A]`.
+    /// What the elements move as.
+    type Unit: Moves;
+    /// The elements' memory as units: `&[Unit]` or `&mut [Unit]`.
     type Memory;
     /// All elements as one memory slice (lowest address first), when they are contiguous.
     fn into_memory(self) -> Result<Self::Memory, Self>;
@@ -28,48 +35,100 @@ pub(crate) trait View: Split {
     fn lanes(self, along: usize) -> impl Iterator<Item = Result<Self::Memory, Self::Lane>>;
     /// The view with its axes in `order`.
     fn permuted(self, order: &[usize]) -> Self;
+    /// Move rows `rows` of `lanes`, which step through memory, through `band`, one lane's
+    /// rows after another: copied into it before `visit` converts it (encoding), or out of
+    /// it after, unless `visit` answers `false` (decoding).
+    fn staged(
+        lanes: &mut [Self::Lane],
+        rows: Range<usize>,
+        band: &mut [Self::Unit],
+        visit: impl FnOnce(&mut [Self::Unit]) -> bool,
+    );
+    /// Move the elements of a one-axis view that is no one memory slice through `buffer`,
+    /// a piece at a time, as [`View::staged`]: `visit(piece, at)`, `at` the piece's first
+    /// element.
+    fn strided(
+        self,
+        buffer: &mut [Self::Unit],
+        visit: impl FnMut(&mut [Self::Unit], usize) -> bool,
+    );
 }
 
-impl<'a, A> View for ArrayView<'a, A, IxDyn> {
-    type Memory = &'a [A];
-    fn into_memory(self) -> Result<&'a [A], Self> {
-        self.to_slice_memory_order().ok_or(self)
+impl<'a, A: AsUnits + Copy> View for ArrayView<'a, A, IxDyn> {
+    type Unit = A::Out;
+    type Memory = &'a [A::Out];
+    fn into_memory(self) -> Result<&'a [A::Out], Self> {
+        self.to_slice_memory_order().map(A::outs).ok_or(self)
     }
-    fn address(memory: &&'a [A]) -> usize {
+    fn address(memory: &&'a [A::Out]) -> usize {
         memory.as_ptr() as usize
     }
-    fn request(memory: &&'a [A], start: usize, len: usize) {
+    fn request(memory: &&'a [A::Out], start: usize, len: usize) {
         super::prefetch(memory, start, len, false);
     }
     fn outer(self) -> impl Iterator<Item = Self> {
         self.into_outer_iter()
     }
     type Lane = ArrayView1<'a, A>;
-    fn lanes(self, along: usize) -> impl Iterator<Item = Result<&'a [A], ArrayView1<'a, A>>> {
+    fn lanes(self, along: usize) -> impl Iterator<Item = Result<&'a [A::Out], ArrayView1<'a, A>>> {
         let view = self
             .into_dimensionality::<Ix2>()
             .unwrap_or_else(|_| unreachable!("lanes of two axes"));
         view.into_axis_iter(Axis(1 - along))
-            .map(|lane| lane.to_slice_memory_order().ok_or(lane))
+            .map(|lane| lane.to_slice_memory_order().map(A::outs).ok_or(lane))
     }
     fn permuted(self, order: &[usize]) -> Self {
         self.permuted_axes(order)
     }
+    fn staged(
+        lanes: &mut [ArrayView1<'a, A>],
+        rows: Range<usize>,
+        band: &mut [A::Out],
+        visit: impl FnOnce(&mut [A::Out]) -> bool,
+    ) {
+        let rows = Slice::from(rows);
+        let per = band.len() / lanes.len().max(1);
+        for (c, run) in band.chunks_exact_mut(per.max(1)).enumerate() {
+            if let Some(next) = lanes.get(c + super::ROWS_AHEAD) {
+                super::prefetch_lane(next.slice_axis(Axis(0), rows), false);
+            }
+            let lane = lanes[c].slice_axis(Axis(0), rows);
+            run.iter_mut().zip(lane).for_each(|(u, &x)| *u = x.out());
+        }
+        visit(band);
+    }
+    fn strided(self, buffer: &mut [A::Out], mut visit: impl FnMut(&mut [A::Out], usize) -> bool) {
+        let mut elements = self.iter();
+        let mut at = 0;
+        loop {
+            let mut len = 0;
+            for (slot, x) in buffer.iter_mut().zip(&mut elements) {
+                *slot = x.out();
+                len += 1;
+            }
+            if len == 0 || !visit(&mut buffer[..len], at) {
+                return;
+            }
+            at += len;
+        }
+    }
 }
 
-impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
-    type Memory = &'a mut [A];
-    fn into_memory(mut self) -> Result<&'a mut [A], Self> {
+impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
+    type Unit = A::In;
+    type Memory = &'a mut [A::In];
+    fn into_memory(mut self) -> Result<&'a mut [A::In], Self> {
         if self.as_slice_memory_order_mut().is_none() {
             return Err(self);
         }
         // Contiguous, as just checked: this conversion cannot come back empty-handed.
-        self.into_slice_memory_order().ok_or_else(|| unreachable!())
+        let memory = self.into_slice_memory_order();
+        Ok(A::ins(memory.unwrap_or_else(|| unreachable!())))
     }
-    fn address(memory: &&'a mut [A]) -> usize {
+    fn address(memory: &&'a mut [A::In]) -> usize {
         memory.as_ptr() as usize
     }
-    fn request(memory: &&'a mut [A], start: usize, len: usize) {
+    fn request(memory: &&'a mut [A::In], start: usize, len: usize) {
         super::prefetch(memory, start, len, true);
     }
     fn outer(self) -> impl Iterator<Item = Self> {
@@ -79,7 +138,7 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
     fn lanes(
         self,
         along: usize,
-    ) -> impl Iterator<Item = Result<&'a mut [A], ArrayViewMut1<'a, A>>> {
+    ) -> impl Iterator<Item = Result<&'a mut [A::In], ArrayViewMut1<'a, A>>> {
         let view = self
             .into_dimensionality::<Ix2>()
             .unwrap_or_else(|_| unreachable!("lanes of two axes"));
@@ -88,29 +147,72 @@ impl<'a, A> View for ArrayViewMut<'a, A, IxDyn> {
                 return Err(lane);
             }
             // A slice, as just checked.
-            lane.into_slice_memory_order().ok_or_else(|| unreachable!())
+            let memory = lane.into_slice_memory_order();
+            Ok(A::ins(memory.unwrap_or_else(|| unreachable!())))
         })
     }
     fn permuted(self, order: &[usize]) -> Self {
         self.permuted_axes(order)
     }
+    fn staged(
+        lanes: &mut [ArrayViewMut1<'a, A>],
+        rows: Range<usize>,
+        band: &mut [A::In],
+        visit: impl FnOnce(&mut [A::In]) -> bool,
+    ) {
+        if !visit(band) {
+            return;
+        }
+        let rows = Slice::from(rows);
+        let per = band.len() / lanes.len().max(1);
+        for (c, run) in band.chunks_exact(per.max(1)).enumerate() {
+            if let Some(next) = lanes.get(c + super::ROWS_AHEAD) {
+                super::prefetch_lane(next.slice_axis(Axis(0), rows), true);
+            }
+            let lane = lanes[c].slice_axis_mut(Axis(0), rows);
+            lane.into_iter()
+                .zip(run)
+                .for_each(|(x, &u)| *x = A::from_in(u));
+        }
+    }
+    fn strided(mut self, buffer: &mut [A::In], mut visit: impl FnMut(&mut [A::In], usize) -> bool) {
+        let mut elements = self.iter_mut();
+        let total = elements.len();
+        let mut at = 0;
+        while at < total {
+            let len = buffer.len().min(total - at);
+            if !visit(&mut buffer[..len], at) {
+                return;
+            }
+            // The buffer goes first in the zip, so no element is drawn and dropped.
+            for (&u, x) in buffer[..len].iter().zip(&mut elements) {
+                *x = A::from_in(u);
+            }
+            at += len;
+        }
+    }
 }
 
-/// What encoding and decoding do with each block the traversal finds.
+/// What encoding and decoding do with each block the traversal finds, in the memory of
+/// units `V` hands on.
 pub(crate) trait Visitor<V: View> {
     /// Convert one block (positions in elements: memory slice, C-order stream).
     fn block(&mut self, memory: &mut V::Memory, block: Block);
     /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
     /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
     fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
-    /// Convert one block whose column c is `lanes[c]`, from index `block.start` of it with
-    /// `block.row_step` 1 (a band of a strip of a part of a bigger array whose lanes step
-    /// through memory, [`STEPPED_BYTES`] at most), through a buffer of its elements, in
-    /// tiles ([`Block::staged_bands`]).
-    fn stepped(&mut self, lanes: &mut [V::Lane], block: Block);
-    /// Convert a one-axis view whose elements are not one memory slice, at `out`.
-    fn strided(&mut self, view: V, out: usize);
-    /// The tile of the visitor's element type: the geometry of its scratch buffer.
+    /// Convert one block held in `band`, column after column, from index `block.start`
+    /// of each with `block.row_step` 1: a band of a strip of lanes that step through
+    /// memory ([`STEPPED_BYTES`] at most), or a piece of a one-axis view, copied through
+    /// the buffer ([`View::staged`]), in tiles ([`Block::staged_bands`]). `false` once a
+    /// byte was no valid encoding (decoding).
+    fn staged(&mut self, band: &mut [V::Unit], block: Block) -> bool;
+    /// The buffer that [`Visitor::staged`] converts, taken for a while (kept by the
+    /// visitor between uses).
+    fn take_band(&mut self) -> Vec<V::Unit>;
+    /// Give back the buffer of [`Visitor::take_band`].
+    fn put_band(&mut self, band: Vec<V::Unit>);
+    /// The tile of the visitor's unit: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
     /// How the rows of a part move ([`lane_rows`]).
     fn row_moves(&self) -> RowMoves;
@@ -130,7 +232,24 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
         }
     }
     if ndim == 1 {
-        visitor.strided(view, out);
+        // A piece at a time through the visitor's buffer, each piece one row of the stream.
+        let mut buffer = visitor.take_band();
+        super::grow(&mut buffer, visitor.tile().len());
+        view.strided(&mut buffer, |piece, at| {
+            let cols = piece.len();
+            let block = Block {
+                start: 0,
+                rows: 1,
+                row_step: 0,
+                cols,
+                col_step: 1,
+                out: out + at,
+                out_row: 0,
+                pitch: cols,
+            };
+            visitor.staged(piece, block)
+        });
+        visitor.put_band(buffer);
         return;
     }
     let mut view = match part(view, out, visitor) {
@@ -234,12 +353,12 @@ fn fixing<V: View>(view: V, stream: &[usize], out: usize, f: &mut impl FnMut(V, 
 }
 
 /// Bytes of the buffer that lanes stepping through memory are copied through, at most
-/// ([`Visitor::stepped`]): as many tiles of a strip as fit, so that the copies are long.
+/// ([`Visitor::staged`]): as many tiles of a strip as fit, so that the copies are long.
 const STEPPED_BYTES: usize = 256 * 1024;
 
 impl Block {
     /// The blocks of at most `tile_rows` rows of this band of a strip, once copied into a
-    /// buffer that holds its columns one after the other ([`Visitor::stepped`]).
+    /// buffer that holds its columns one after the other ([`Visitor::staged`]).
     pub(crate) fn staged_bands(&self, tile: Tile) -> impl Iterator<Item = Block> + '_ {
         (0..self.rows).step_by(tile.rows).map(move |r0| {
             let rows = tile.rows.min(self.rows - r0);
@@ -399,9 +518,15 @@ fn lane_tiles<V: View, T: Visitor<V>>(
             if slices {
                 visitor.lanes(&mut tables.0, block);
             } else {
-                // Views are indexed in their own order.
-                (block.start, block.row_step) = (r0, 1);
-                visitor.stepped(&mut tables.1, block);
+                // Views are indexed in their own order; the band holds their rows.
+                (block.start, block.row_step) = (0, 1);
+                let mut band = visitor.take_band();
+                super::grow(&mut band, height * w);
+                let rows = r0..r0 + height;
+                V::staged(&mut tables.1, rows, &mut band[..height * w], |band| {
+                    visitor.staged(band, block)
+                });
+                visitor.put_band(band);
             }
         }
     }

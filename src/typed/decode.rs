@@ -2,14 +2,11 @@
 
 use std::io::{self, Read};
 
-use ndarray::{
-    Array, ArrayBase, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, DataMut, Dimension,
-    IntoDimension, IxDyn, Slice,
-};
+use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
 
 use crate::check::{check_invalid, checked_len, checked_length, into_array};
 use crate::parallel;
-use crate::traverse::{self, Block, ColumnsMut, Lanes, Visitor};
+use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, View, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -109,7 +106,7 @@ impl<A: Element, D: Dimension> BytesDecode for Array<A, D> {
             let chunk = &mut buffer[..take * A::SIZE];
             let received = elements.len() * A::SIZE;
             fill(&mut reader, chunk, received, expected)?;
-            check_invalid::<A>(chunk, received)?;
+            check_invalid::<A::In>(chunk, received)?;
             let done = elements.len();
             if elements.capacity() < done + take {
                 // Double as the data keeps coming, never past the shape.
@@ -189,7 +186,7 @@ fn read_checked<A: Element>(
         .enumerate()
     {
         if !A::read_valid(src, endian, d) {
-            check_invalid::<A>(src, at + i * per * A::SIZE)?;
+            check_invalid::<A::In>(src, at + i * per * A::SIZE)?;
         }
     }
     Ok(())
@@ -287,14 +284,9 @@ fn decode_part<A: Element>(
     let strided =
         traverse::Strided::of(part.shape(), part.strides()).map(|s| s.with_stream(stream));
     match (strided, part.as_slice_memory_order_mut()) {
-        (Some(strided), Some(mut memory)) => {
+        (Some(strided), Some(memory)) => {
             let mut decoder = Decoder::new(endian, bytes);
-            let mut origin = traverse::Origin::of(memory, bytes);
-            origin.stream += out * A::SIZE;
-            traverse::plan(&strided, decoder.tile(), origin, |mut b| {
-                b.out += out;
-                decoder.block(&mut memory, b)
-            });
+            decoder.planned(A::ins(memory), &strided, out);
             !decoder.invalid
         }
         // More axes than the plan holds, or (not expected of a half of one memory slice)
@@ -316,27 +308,28 @@ fn decode_part<A: Element>(
     }
 }
 
-/// Blocks from bytes to memory, validating the bytes as they move (the tiles visit them
-/// out of stream order, so there is no separate pass that could check them in order
-/// without reading them twice).
-struct Decoder<'b, A> {
-    endian: Endian,
+/// Blocks from bytes to memory, of one unit (or one type that decodes as itself),
+/// validating the bytes as they move (the tiles visit them out of stream order, so there
+/// is no separate pass that could check them in order without reading them twice).
+struct Decoder<'b, T> {
+    /// Whether the stream is in the other byte order than this machine's.
+    swap: bool,
     bytes: &'b [u8],
     /// Allocated on the first block that needs it: standard layouts never do.
-    scratch: Vec<A>,
-    /// The tiles of 1-byte types decoded from their encoded bytes (`Convert::FROM_BYTES`).
+    scratch: Vec<T>,
+    /// The tiles of 1-byte types decoded from their encoded bytes (`Moves::FROM_BYTES`).
     encoded: Vec<u8>,
     /// Whether a byte that is no valid encoding was met; the blocks after it are skipped.
     invalid: bool,
-    /// Tiles of lanes that step through memory, copied out column by column
-    /// ([`Visitor::stepped`]).
-    stepped: Vec<A>,
+    /// Bands of lanes that step through memory, copied out column by column
+    /// ([`Visitor::staged`]).
+    stepped: Vec<T>,
 }
 
-impl<'b, A: Element> Decoder<'b, A> {
+impl<'b, T: Moves> Decoder<'b, T> {
     fn new(endian: Endian, bytes: &'b [u8]) -> Self {
         Decoder {
-            endian,
+            swap: endian != Endian::NATIVE,
             bytes,
             scratch: Vec::new(),
             encoded: Vec::new(),
@@ -345,10 +338,20 @@ impl<'b, A: Element> Decoder<'b, A> {
         }
     }
 
+    /// The blocks of `strided`, whose elements are `memory`, placed at `out` in the stream.
+    fn planned(&mut self, memory: &mut [T], strided: &Strided, out: usize) {
+        let mut origin = traverse::Origin::of(memory, self.bytes);
+        origin.stream += out * T::SIZE;
+        traverse::plan(strided, traverse::scatter_tile::<T>(), origin, |mut b| {
+            b.out += out;
+            self.convert(memory, b)
+        });
+    }
+
     /// Decode stream elements `at..at + dst.len()` into `dst`, noting an invalid byte.
-    fn read(&mut self, at: usize, endian: Endian, dst: &mut [A]) {
-        let bytes = &self.bytes[at * A::SIZE..(at + dst.len()) * A::SIZE];
-        if !A::read_valid(bytes, endian, dst) {
+    fn read(&mut self, at: usize, dst: &mut [T]) {
+        let bytes = &self.bytes[at * T::SIZE..(at + dst.len()) * T::SIZE];
+        if !T::read_valid(bytes, self.swap, dst) {
             self.invalid = true;
         }
     }
@@ -357,7 +360,7 @@ impl<'b, A: Element> Decoder<'b, A> {
     /// order whichever tile met one, so the error is the one a contiguous decode reports.
     fn result(&self) -> Result<(), Error> {
         if self.invalid {
-            check_invalid::<A>(self.bytes, 0)?;
+            check_invalid::<T>(self.bytes, 0)?;
         }
         Ok(())
     }
@@ -385,26 +388,22 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
     tile
 }
 
-impl<A: Element> Decoder<'_, A> {
+impl<T: Moves> Decoder<'_, T> {
     /// Convert block `b` into `memory`.
-    fn convert<M: ColumnsMut<A> + ?Sized>(&mut self, memory: &mut M, b: Block) {
+    fn convert<M: ColumnsMut<T> + ?Sized>(&mut self, memory: &mut M, b: Block) {
         if self.invalid {
             return;
         }
         if let (1, Some(memory)) = (b.col_step, memory.whole_mut()) {
             for r in 0..b.rows {
-                self.read(
-                    b.stream_row(r),
-                    self.endian,
-                    &mut memory[b.row(r)..][..b.cols],
-                );
+                self.read(b.stream_row(r), &mut memory[b.row(r)..][..b.cols]);
             }
             return;
         }
         // Only byte tiles are checked: a type with invalid bytes must decode from them.
-        const { assert!(!A::CHECKED || A::FROM_BYTES) };
+        const { assert!(!T::CHECKED || T::FROM_BYTES) };
         // A constant condition, so that each type instantiates one of the two paths.
-        if const { A::FROM_BYTES } {
+        if const { T::FROM_BYTES } {
             // The stream's bytes move as they are and are checked as each becomes an
             // element and is stored. Checking each row as it was copied kept fewer rows'
             // cache misses in flight, and a pass over the whole tile once it was in read
@@ -412,75 +411,51 @@ impl<A: Element> Decoder<'_, A> {
             let tile = staged(self.bytes, &b, &mut self.encoded, |src, dst| {
                 dst.copy_from_slice(src)
             });
-            self.invalid = !A::scatter_encoded(tile, &b, memory);
+            self.invalid = !T::scatter_encoded(tile, &b, memory);
         } else {
             // Plain copies: the scatter converts.
-            let read = |src: &[u8], dst: &mut [A]| A::read(src, Endian::NATIVE, dst);
+            let read = |src: &[u8], dst: &mut [T]| T::read(src, false, dst);
             let tile = staged(self.bytes, &b, &mut self.scratch, read);
-            A::scatter(tile, &b, memory, self.endian);
+            T::scatter(tile, &b, memory, self.swap);
         }
     }
 }
 
-impl<'a, A: Element> Visitor<ArrayViewMut<'a, A, IxDyn>> for Decoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a mut [A], b: Block) {
+impl<'a, T: Moves, V: View<Unit = T, Memory = &'a mut [T]>> Visitor<V> for Decoder<'_, T> {
+    fn block(&mut self, memory: &mut &'a mut [T], b: Block) {
         self.convert(&mut **memory, b)
     }
 
-    fn lanes(&mut self, lanes: &mut [&'a mut [A]], b: Block) {
+    fn lanes(&mut self, lanes: &mut [&'a mut [T]], b: Block) {
         self.convert(&mut Lanes(lanes), b)
     }
 
-    fn stepped(&mut self, lanes: &mut [ArrayViewMut1<'a, A>], b: Block) {
-        let mut band = std::mem::take(&mut self.stepped);
-        traverse::grow(&mut band, b.rows * b.cols);
-        let tiles = &mut band[..b.rows * b.cols];
-        for tile in b.staged_bands(traverse::scatter_tile::<A>()) {
-            self.convert(&mut *tiles, tile);
+    fn staged(&mut self, band: &mut [T], b: Block) -> bool {
+        for tile in b.staged_bands(traverse::scatter_tile::<T>()) {
+            self.convert(&mut *band, tile);
         }
-        if !self.invalid {
-            let rows = Slice::from(b.start..b.start + b.rows);
-            for (c, run) in tiles.chunks_exact(b.rows).enumerate() {
-                if let Some(next) = lanes.get(c + traverse::ROWS_AHEAD) {
-                    traverse::prefetch_lane(next.slice_axis(Axis(0), rows), true);
-                }
-                lanes[c]
-                    .slice_axis_mut(Axis(0), rows)
-                    .assign(&ArrayView1::from(run));
-            }
-        }
+        !self.invalid
+    }
+
+    fn take_band(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.stepped)
+    }
+
+    fn put_band(&mut self, band: Vec<T>) {
         self.stepped = band;
     }
 
-    fn strided(&mut self, mut view: ArrayViewMut<'a, A, IxDyn>, out: usize) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.resize(traverse::scatter_tile::<A>().len(), A::zeroed());
-        let mut elements = view.iter_mut();
-        let mut at = out;
-        let total = out + elements.len();
-        while at < total && !self.invalid {
-            let len = scratch.len().min(total - at);
-            self.read(at, self.endian, &mut scratch[..len]);
-            // The scratch side goes first in the zip, so no element is drawn and dropped.
-            for (&x, slot) in scratch[..len].iter().zip(&mut elements) {
-                *slot = x;
-            }
-            at += len;
-        }
-        self.scratch = scratch;
-    }
-
     fn tile(&self) -> traverse::Tile {
-        traverse::scatter_tile::<A>()
+        traverse::scatter_tile::<T>()
     }
 
     fn row_moves(&self) -> traverse::RowMoves {
-        let copied = A::is_verbatim(self.endian) && !A::FROM_BYTES;
+        let copied = T::is_verbatim(self.swap) && !T::FROM_BYTES;
         traverse::RowMoves {
             piece: if copied {
                 usize::MAX
             } else {
-                traverse::ROW_PIECE_BYTES / A::SIZE
+                traverse::ROW_PIECE_BYTES / T::SIZE
             },
             ask: !copied,
         }

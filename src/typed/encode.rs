@@ -1,17 +1,12 @@
 //! Encoding: any array, any layout, to C-order bytes.
 
 use std::io::Write;
-use std::marker::PhantomData;
 
-use ndarray::{
-    ArrayBase, ArrayView, ArrayView1, ArrayViewMut1, Axis, Data, Dimension, IxDyn, Slice,
-};
+use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
 use crate::check::checked_len;
-use crate::element::sealed::Convert;
 use crate::parallel;
-
-use crate::traverse::{self, Block, Bytes, Columns, Lanes, Strided, Visitor};
+use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, View, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -221,68 +216,67 @@ fn encode_sequential<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
 
 /// Encode the elements `strided` describes in `memory` into `out`, reusing `scratch`.
 fn encode_strided<A: Element>(
-    mut memory: &[A],
+    memory: &[A],
     strided: &Strided,
     endian: Endian,
     out: &mut [u8],
-    scratch: &mut Scratch<A>,
+    scratch: &mut Scratch<A::Out>,
 ) {
     let mut encoder = Encoder::new(endian, out);
     encoder.scratch = std::mem::take(scratch);
-    let origin = traverse::Origin::of(memory, encoder.out);
-    traverse::plan(strided, encoder.tile(), origin, |b| {
-        encoder.block(&mut memory, b)
-    });
+    encoder.planned(A::outs(memory), strided);
     *scratch = encoder.scratch;
 }
 
 /// The scratch buffers of an encoder, allocated on the first block that needs one:
 /// standard layouts never do.
-struct Scratch<A> {
-    /// Tiles of elements, converted as they are gathered.
-    elements: Vec<A>,
-    /// Tiles of 1-byte elements, gathered as the bytes they are.
-    bytes: Vec<u8>,
-    /// Tiles of lanes that step through memory, copied in column by column
-    /// ([`Visitor::stepped`]).
-    stepped: Vec<A>,
+struct Scratch<T> {
+    /// Tiles of units, converted as they are gathered.
+    elements: Vec<T>,
+    /// Bands of lanes that step through memory, copied in column by column
+    /// ([`Visitor::staged`]).
+    stepped: Vec<T>,
 }
 
-impl<A> Default for Scratch<A> {
+impl<T> Default for Scratch<T> {
     fn default() -> Self {
         Scratch {
             elements: Vec::new(),
-            bytes: Vec::new(),
             stepped: Vec::new(),
         }
     }
 }
 
-/// The memory of elements that are their bytes: those of 1 byte.
-fn element_bytes<A: Element>(elements: &[A]) -> &[u8] {
-    A::as_bytes(elements).unwrap_or_else(|| unreachable!("1-byte elements are their bytes"))
-}
-
-/// Blocks from memory to bytes.
-struct Encoder<'o, A> {
-    endian: Endian,
+/// Blocks from memory to bytes, of one unit: every element type that moves as it runs
+/// this code.
+struct Encoder<'o, T> {
+    /// Whether the stream is in the other byte order than this machine's.
+    swap: bool,
     out: &'o mut [u8],
-    scratch: Scratch<A>,
+    scratch: Scratch<T>,
 }
 
-impl<'o, A: Element> Encoder<'o, A> {
+impl<'o, T: Moves> Encoder<'o, T> {
     fn new(endian: Endian, out: &'o mut [u8]) -> Self {
         Encoder {
-            endian,
+            swap: endian != Endian::NATIVE,
             out,
             scratch: Scratch::default(),
         }
+    }
+
+    /// The blocks of `strided`, whose elements are `memory`, from stream position 0.
+    fn planned(&mut self, memory: &[T], strided: &Strided) {
+        let origin = traverse::Origin::of(memory, self.out);
+        traverse::plan(strided, traverse::tile::<T>(), origin, |b| {
+            self.convert(memory, b)
+        });
     }
 }
 
 /// Gather block `b` into the first tile of `scratch` with `gather`, which converts, and
 /// copy the tile's rows to their places in `out`.
-fn gathered<P: Element>(
+fn gathered<P: Moves>(
     scratch: &mut Vec<P>,
     b: &Block,
     out: &mut [u8],
@@ -300,97 +294,66 @@ fn gathered<P: Element>(
             n,
             true,
         );
-        P::write(&row[..b.cols], Endian::NATIVE, &mut out[at..at + n]);
+        P::write(&row[..b.cols], false, &mut out[at..at + n]);
     }
 }
 
-impl<A: Element> Encoder<'_, A> {
+impl<T: Moves> Encoder<'_, T> {
     /// Convert block `b` of `memory`.
-    fn convert<M: Columns<A> + ?Sized>(&mut self, memory: &M, b: Block) {
-        let n = b.cols * A::SIZE;
+    fn convert<M: Columns<T> + ?Sized>(&mut self, memory: &M, b: Block) {
+        let n = b.cols * T::SIZE;
         if let (1, Some(memory)) = (b.col_step, memory.whole()) {
             for r in 0..b.rows {
-                let at = b.stream_row(r) * A::SIZE;
-                A::write(
+                let at = b.stream_row(r) * T::SIZE;
+                T::write(
                     &memory[b.row(r)..][..b.cols],
-                    self.endian,
+                    self.swap,
                     &mut self.out[at..at + n],
                 );
             }
             return;
         }
-        // A constant condition, so that each type instantiates one of the two paths.
-        if const { A::SIZE == 1 } {
-            // The memory of a 1-byte element is its encoding, whatever its type (`bool`,
-            // the minifloats, raw bits): its tiles move as bytes, in the byte kernels.
-            let bytes = Bytes(memory, element_bytes::<A>, PhantomData);
-            let gather =
-                |tile: &mut [u8]| <u8 as Convert>::gather(&bytes, &b, tile, Endian::NATIVE);
-            return gathered(&mut self.scratch.bytes, &b, self.out, gather);
-        }
         // Converted while gathered, so the rows are plain copies.
-        let gather = |tile: &mut [A]| A::gather(memory, &b, tile, self.endian);
+        let gather = |tile: &mut [T]| T::gather(memory, &b, tile, self.swap);
         gathered(&mut self.scratch.elements, &b, self.out, gather);
     }
 }
 
-impl<'a, A: Element> Visitor<ArrayView<'a, A, IxDyn>> for Encoder<'_, A> {
-    fn block(&mut self, memory: &mut &'a [A], b: Block) {
+impl<'a, T: Moves, V: View<Unit = T, Memory = &'a [T]>> Visitor<V> for Encoder<'_, T> {
+    fn block(&mut self, memory: &mut &'a [T], b: Block) {
         self.convert(*memory, b)
     }
 
-    fn lanes(&mut self, lanes: &mut [&'a [A]], b: Block) {
+    fn lanes(&mut self, lanes: &mut [&'a [T]], b: Block) {
         self.convert(&Lanes(lanes), b)
     }
 
-    fn stepped(&mut self, lanes: &mut [ArrayView1<'a, A>], b: Block) {
-        let mut band = std::mem::take(&mut self.scratch.stepped);
-        traverse::grow(&mut band, b.rows * b.cols);
-        let tiles = &mut band[..b.rows * b.cols];
-        let rows = Slice::from(b.start..b.start + b.rows);
-        for (c, run) in tiles.chunks_exact_mut(b.rows).enumerate() {
-            if let Some(next) = lanes.get(c + traverse::ROWS_AHEAD) {
-                traverse::prefetch_lane(next.slice_axis(Axis(0), rows), false);
-            }
-            ArrayViewMut1::from(run).assign(&lanes[c].slice_axis(Axis(0), rows));
+    fn staged(&mut self, band: &mut [T], b: Block) -> bool {
+        for tile in b.staged_bands(traverse::tile::<T>()) {
+            self.convert(&*band, tile);
         }
-        for tile in b.staged_bands(traverse::tile::<A>()) {
-            self.convert(&*tiles, tile);
-        }
+        true
+    }
+
+    fn take_band(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.scratch.stepped)
+    }
+
+    fn put_band(&mut self, band: Vec<T>) {
         self.scratch.stepped = band;
     }
 
-    fn strided(&mut self, view: ArrayView<'a, A, IxDyn>, out: usize) {
-        let scratch = &mut self.scratch.elements;
-        scratch.resize(traverse::tile::<A>().len(), A::zeroed());
-        let mut elements = view.iter();
-        let mut at = out * A::SIZE;
-        loop {
-            let mut len = 0;
-            for (slot, x) in scratch.iter_mut().zip(&mut elements) {
-                *slot = *x;
-                len += 1;
-            }
-            if len == 0 {
-                return;
-            }
-            let n = len * A::SIZE;
-            A::write(&scratch[..len], self.endian, &mut self.out[at..at + n]);
-            at += n;
-        }
-    }
-
     fn tile(&self) -> traverse::Tile {
-        traverse::tile::<A>()
+        traverse::tile::<T>()
     }
 
     fn row_moves(&self) -> traverse::RowMoves {
-        let copied = A::is_verbatim(self.endian);
+        let copied = T::is_verbatim(self.swap);
         traverse::RowMoves {
             piece: if copied {
                 usize::MAX
             } else {
-                traverse::ROW_PIECE_BYTES / A::SIZE
+                traverse::ROW_PIECE_BYTES / T::SIZE
             },
             ask: true,
         }

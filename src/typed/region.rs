@@ -397,7 +397,7 @@ pub fn decode_region<A: Element>(
     runs(shape, region, |_, offset, len| {
         if result.is_ok() {
             let src = &bytes[offset * A::SIZE..(offset + len) * A::SIZE];
-            result = check_invalid::<A>(src, offset * A::SIZE);
+            result = check_invalid::<A::In>(src, offset * A::SIZE);
             if result.is_ok() {
                 A::read(src, endian, &mut elements[at..at + len]);
                 at += len;

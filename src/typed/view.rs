@@ -101,7 +101,7 @@ fn viewable<A: Element>(bytes: &[u8], dim: &impl Dimension, endian: Endian) -> R
             endian,
         });
     }
-    check_invalid::<A>(bytes, 0)
+    check_invalid::<A::In>(bytes, 0)
 }
 
 /// Why checked bytes at `address` cannot be cast: misaligned, or a type whose bytes always
