@@ -1,7 +1,9 @@
-//! A whole array: read chunk by chunk straight into one array, and written chunk by chunk
-//! straight from it through a chain of another byte order.
+//! An array's chunks: a box of it read chunk by chunk straight into one array (the whole
+//! array is the box of all of it), and an array written chunk by chunk straight into a
+//! copy through a chain of another byte order.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zarr_bytes::{DynArray, Endian};
@@ -11,9 +13,14 @@ use crate::compress::Decoded;
 use crate::metadata::Metadata;
 use crate::store::Store;
 
-/// Decode every chunk into its region of the array; missing chunks hold the fill value.
-/// An error names the chunk's file.
-pub fn read(meta: &Metadata, store: &Store, counts: &Counts) -> Result<DynArray, String> {
+/// Decode the chunks `subset` touches into its array, and read no other; missing chunks
+/// hold the fill value. An error names the chunk's file.
+pub fn read(
+    meta: &Metadata,
+    store: &Store,
+    subset: &[Range<usize>],
+    counts: &Counts,
+) -> Result<DynArray, String> {
     // Relaxed counting: the counts are read once every chunk is done.
     let fetch = |index: &[usize]| {
         let bytes = store.read(&meta.chunk_key(index))?;
@@ -27,7 +34,7 @@ pub fn read(meta: &Metadata, store: &Store, counts: &Counts) -> Result<DynArray,
     };
     let name = |index: &[usize]| store.path(&meta.chunk_key(index)).display().to_string();
     meta.chain
-        .decode(&meta.data_type, &meta.grid()?, fetch, name, counts)
+        .decode(&meta.data_type, &meta.grid()?, subset, fetch, name, counts)
 }
 
 /// What writing did to the chunk files.

@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 use std::sync::atomic::AtomicUsize;
 
 use ndarray::ArrayD;
@@ -21,6 +22,7 @@ use zarr_bytes::{
 
 use crate::compress::{Compressor, Decoded, Size};
 use crate::sharding::Sharding;
+use crate::subset::{box_at, lengths, meet, shift, starts};
 
 /// What a codec chain is parsed for: the data type it encodes, the fill value of
 /// `zarr.json` (for missing chunks and a shard's empty inner chunks) and the array's rank.
@@ -311,17 +313,20 @@ impl Chain {
         Ok(Some(bytes))
     }
 
-    /// The array of `data_type` and `grid`'s shape, each chunk decoded into its region:
-    /// `fetch(index)` answers a chunk's stored bytes, or `None` for a missing chunk, which
-    /// then holds the fill value; `name(index)` names a chunk in errors.
+    /// The part `subset` (one range per axis) of the array of `data_type` and `grid`'s
+    /// shape, each chunk it touches decoded into its place: `fetch(index)` answers a
+    /// chunk's stored bytes, or `None` for a missing chunk, whose part then holds the fill
+    /// value; `name(index)` names a chunk in errors. No other chunk is asked for; the whole
+    /// array is the subset of all of it.
     ///
     /// Without sharding the library allocates the array and walks the chunks (on several
     /// threads with its `rayon` feature); with it, the array starts as the fill value and
-    /// each shard decodes its inner chunks into its region of it.
+    /// each shard decodes its inner chunks into its part of it.
     pub fn decode<'b, F, N>(
         &self,
         data_type: &DataType,
         grid: &ChunkGrid,
+        subset: &[Range<usize>],
         fetch: F,
         name: N,
         counts: &Counts,
@@ -334,30 +339,33 @@ impl Chain {
             let b = self.elements();
             let mut array = b
                 .codec
-                .full_dyn(data_type, grid.array_shape(), &b.fill_value)
+                .full_dyn(data_type, &lengths(subset), &b.fill_value)
                 .map_err(text)?;
-            self.decode_into(array.view_mut(), grid, fetch, name, counts)?;
+            self.decode_into(array.view_mut(), grid, &starts(subset), fetch, name, counts)?;
             return Ok(array);
         };
         let stored_grid = self.stored_grid(grid)?;
         let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
         let source =
             |at: &[usize]| self.fetch_decompressed(at, stored_grid.chunk_shape(), &fetch, &name);
+        let subset = permute(subset, &self.order);
         b.codec
-            .decode_chunks_dyn(data_type, &stored_grid, &b.fill_value, source)
+            .decode_subset_dyn(data_type, &stored_grid, &subset, &b.fill_value, source)
             .map_err(|e| e.message(name_at))?
             .permuted_axes(&self.inverse)
             .map_err(text)
     }
 
-    /// Decode every chunk of `grid` (in the axes of the array `view` is part of; its array
-    /// shape is `view`'s) into `view`. `fetch(index)` answers a chunk's stored bytes, or
-    /// `None` for a chunk not stored: its region holds the fill value (the array starts
-    /// as it), which the `bytes` codec writes again and a shard leaves as it is.
+    /// Decode the part of `grid`'s array (in the axes of the array `view` is part of) that
+    /// starts at `origin` and has `view`'s shape into `view`, from the chunks it touches.
+    /// `fetch(index)` answers a chunk's stored bytes, or `None` for a chunk not stored: its
+    /// part holds the fill value (the view starts as it), which the `bytes` codec writes
+    /// again and a shard leaves as it is.
     pub fn decode_into<'b, F, N>(
         &self,
         view: DynArrayViewMut<'_>,
         grid: &ChunkGrid,
+        origin: &[usize],
         fetch: F,
         name: N,
         counts: &Counts,
@@ -368,6 +376,7 @@ impl Chain {
     {
         let mut stored = view.permuted_axes(&self.order).map_err(text)?;
         let grid = self.stored_grid(grid)?;
+        let origin = permute(origin, &self.order);
         let shape = grid.chunk_shape();
         let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
         let source = |at: &[usize]| self.fetch_decompressed(at, shape, &fetch, &name);
@@ -375,17 +384,23 @@ impl Chain {
             // The library walks the chunks, on several threads with its `rayon` feature.
             Serializer::Bytes(b) => b
                 .codec
-                .decode_chunks_into_dyn(stored, &grid, &b.fill_value, source)
+                .decode_subset_into_dyn(stored, &grid, &origin, &b.fill_value, source)
                 .map_err(|e| e.message(name_at)),
-            // Shards one after another, each into its region of the view.
+            // Shards one after another, each into its part of the view: the part of its
+            // inner grid that the view holds.
             Serializer::Sharding(s) => {
-                for at in grid.indices() {
+                let wanted = box_at(&origin, stored.shape());
+                for at in grid.chunks_in(&wanted).map_err(text)? {
                     let Some(shard) = source(&at).map_err(|e| e.message(name_at))? else {
                         continue;
                     };
                     let region = grid.region(&at).map_err(text)?;
-                    let part = stored.slice_region_mut(&region).map_err(text)?;
-                    s.decode_shard(&shard, part, shape, counts)
+                    let part = meet(&region, &wanted);
+                    let into = stored
+                        .slice_region_mut(&shift(&part, &origin))
+                        .map_err(text)?;
+                    let within = starts(&shift(&part, &starts(&region)));
+                    s.decode_shard(&shard, into, shape, &lengths(&region), &within, counts)
                         .map_err(|e| format!("{}: {e}", name_at(&at)))?;
                 }
                 Ok(())

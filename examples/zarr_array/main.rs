@@ -1,9 +1,10 @@
-//! Read a Zarr v3 array directory, print a summary, and optionally write a copy in another
-//! byte order with the same codec chain.
+//! Read a Zarr v3 array directory (or a box of it), print a summary, and optionally write
+//! a copy in another byte order with the same codec chain.
 //!
 //! ```sh
 //! cargo run --example zarr_array                       # the bundled arrays
 //! cargo run --example zarr_array -- path/to/array.zarr
+//! cargo run --example zarr_array -- path/to/array.zarr --subset 100:300,50:90
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
 //! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
@@ -30,6 +31,13 @@
 //! read (store reads, decompression and decoding) and the write took, and leaves out the
 //! summary of the values, which would convert the whole array once more.
 //!
+//! `--subset` reads a box of the array, one `start:end` range per axis, comma separated
+//! (`:` is a whole axis, `10:` and `:20` have open ends), and prints its summary: the
+//! store is asked for the chunks the box touches and no other, and in a shard only the
+//! inner chunks it touches are decoded (a shard whose part in the array the box holds
+//! whole is read whole, its inner chunks past the array's edge checked too). A range that
+//! does not fit the array is an error naming the axis.
+//!
 //! Writing is sparse, as zarr-python writes by default: a chunk whose part in the array
 //! holds only the fill value, bit for bit (`-0.0` is not a fill value of `0.0`, and a NaN
 //! is the fill value only with its payload), gets no file, and the file of such a chunk
@@ -38,19 +46,21 @@
 //! other inner chunks gets no file. `--write-empty-chunks` (zarr-python's
 //! `write_empty_chunks=True`) writes every chunk and every inner chunk in the array.
 //!
-//! How chunks move: each chunk goes straight between its decompressed bytes and its region
+//! How chunks move: each chunk goes straight between its decompressed bytes and its part
 //! of the array through the library's chunk calls, with no other representation of the
-//! array in between. Without sharding, reading is one call, `decode_chunks_dyn`, which
-//! allocates the array and writes each element once; writing is `encode_chunks_sparse_dyn`,
-//! which tells the chunks of only the fill value from the others without encoding them
-//! (or `encode_chunks_dyn` for `--write-empty-chunks`). With sharding, the array starts as
-//! the fill value, each shard's region of it is a `DynArrayViewMut` (`slice_region_mut`),
-//! and its inner chunks go through `decode_chunks_into_dyn` and `encode_chunks_sparse_dyn`
-//! over the shard's inner grid; shards go one after another. A `transpose` codec copies
-//! nothing: the chunk is stored with its axes permuted, so the array's view and the grid
-//! are permuted the same way (`permuted_axes` on the view) while the chunks move, and the
-//! stored chunk is a region of that view. The library walks a grid's chunks on several
-//! threads with the crate's `rayon` feature.
+//! array in between. Reading goes through the subset calls, the whole array being the box
+//! of all of it. Without sharding, reading is one call, `decode_subset_dyn`, which
+//! allocates the box's array and writes each element once; writing is
+//! `encode_chunks_sparse_dyn`, which tells the chunks of only the fill value from the
+//! others without encoding them (or `encode_chunks_dyn` for `--write-empty-chunks`). With
+//! sharding, the array starts as the fill value, each shard's part of it is a
+//! `DynArrayViewMut` (`slice_region_mut`), and its inner chunks go through
+//! `decode_subset_into_dyn`, at the part's place in the shard, and
+//! `encode_chunks_sparse_dyn` over the shard's inner grid; shards go one after another. A
+//! `transpose` codec copies nothing: the chunk is stored with its axes permuted, so the
+//! array's view, the grid and the box are permuted the same way (`permuted_axes` on the
+//! view) while the chunks move, and the stored chunk is a region of that view. The library
+//! walks a grid's chunks on several threads with the crate's `rayon` feature.
 //!
 //! Only the bytes-to-bytes codecs and the shard layout are the example's own. zstd
 //! decompresses a frame that states its size (as every Zarr writer's frames do) in one
@@ -65,8 +75,10 @@ mod compress;
 mod metadata;
 mod sharding;
 mod store;
+mod subset;
 
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,6 +90,7 @@ use zarr_bytes::{BytesCodec, DynArray, Endian};
 use chain::Counts;
 use metadata::Metadata;
 use store::Store;
+use subset::Ranges;
 
 /// Print a line; a closed pipe (`| head`) ends the output quietly instead of panicking.
 macro_rules! say {
@@ -86,7 +99,7 @@ macro_rules! say {
     };
 }
 
-const USAGE: &str = "usage: zarr_array [ARRAY_DIR] \
+const USAGE: &str = "usage: zarr_array [ARRAY_DIR] [--subset START:END,...] \
     [--write OUT_DIR [--endian little|big] [--write-empty-chunks]] [--time]";
 
 /// The arrays in `examples/data`, read when no array is named.
@@ -128,10 +141,12 @@ fn show(array: &DynArray) -> Option<String> {
     }
 }
 
-/// Print what was read; the summary of the values only if `values`.
+/// Print what was read, `subset` of the array if one was asked for; the summary of the
+/// values only if `values`.
 fn report(
     meta: &Metadata,
     dir: &Path,
+    subset: Option<&[Range<usize>]>,
     array: &DynArray,
     counts: &Counts,
     values: bool,
@@ -141,13 +156,25 @@ fn report(
     let (inner_read, inner_empty) = (count(&counts.inner_read), count(&counts.inner_empty));
     say!("array      {}", dir.display());
     say!("data type  {} (codecs {})", meta.data_type, meta.chain);
-    say!(
-        "shape      {:?} in chunks of {:?}: {} chunks, {read} read, {missing} missing (fill value {})",
-        meta.shape,
-        meta.chunk_shape,
+    let chunks = format!(
+        "{} chunks, {read} read, {missing} missing (fill value {})",
         read + missing,
         meta.fill_value()
     );
+    let grid = format!("{:?} in chunks of {:?}", meta.shape, meta.chunk_shape);
+    match subset {
+        None => {
+            say!("shape      {grid}: {chunks}");
+        }
+        Some(subset) => {
+            say!("shape      {grid}");
+            say!(
+                "subset     {} of shape {:?}: {chunks}",
+                subset::show(subset),
+                array.shape()
+            );
+        }
+    }
     if inner_read + inner_empty > 0 {
         say!(
             "inner      {} inner chunks in the shards read: {inner_read} read, {inner_empty} empty",
@@ -173,8 +200,8 @@ fn report(
         "checksum   {:#018x} (FNV-1a 64 of the little-endian C-order bytes)",
         fnv1a64(&bytes)
     );
-    let count: usize = meta.shape.iter().product();
-    if count <= 120 && meta.shape.len() <= 3 {
+    let count: usize = array.shape().iter().product();
+    if count <= 120 && array.shape().len() <= 3 {
         if let Some(text) = show(array) {
             say!("{text}");
         }
@@ -189,14 +216,26 @@ struct Copy<'a> {
     write_empty: bool,
 }
 
-fn open(dir: &Path, write: Option<&Copy<'_>>, time: bool) -> Result<(), String> {
+fn open(
+    dir: &Path,
+    subset: Option<&Ranges>,
+    write: Option<&Copy<'_>>,
+    time: bool,
+) -> Result<(), String> {
     let store = Store::new(dir);
     let meta = Metadata::read(&store)?;
+    let wanted = match subset {
+        Some(ranges) => ranges
+            .resolve(&meta.shape)
+            .map_err(|e| format!("{}: {e}", dir.display()))?,
+        None => subset::whole(&meta.shape),
+    };
     let counts = Counts::default();
     let start = Instant::now();
-    let array = array::read(&meta, &store, &counts)?;
+    let array = array::read(&meta, &store, &wanted, &counts)?;
     let read_time = start.elapsed();
-    report(&meta, dir, &array, &counts, !time)?;
+    let shown = subset.map(|_| wanted.as_slice());
+    report(&meta, dir, shown, &array, &counts, !time)?;
     let mut write_time = Duration::ZERO;
     if let Some(copy) = write {
         let start = Instant::now();
@@ -227,12 +266,19 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut out: Option<PathBuf> = None;
+    let mut subset: Option<Ranges> = None;
     let mut endian = Endian::Little;
     let mut write_empty = false;
     let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--write" => out = Some(args.next().ok_or("--write needs a directory")?.into()),
+            "--subset" => {
+                let text = args
+                    .next()
+                    .ok_or("--subset needs a range per axis: 0:10,5:20")?;
+                subset = Some(Ranges::parse(&text)?);
+            }
             "--endian" => {
                 let text = args.next().ok_or("--endian needs little or big")?;
                 endian = text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?
@@ -254,6 +300,9 @@ fn run() -> Result<(), String> {
     if out.is_some() && dirs.len() != 1 {
         return Err("--write copies one array: name it".into());
     }
+    if out.is_some() && subset.is_some() {
+        return Err("--write copies a whole array: leave out --subset".into());
+    }
     let copy = out.as_deref().map(|out| Copy {
         out,
         endian,
@@ -263,7 +312,7 @@ fn run() -> Result<(), String> {
         if i > 0 {
             say!();
         }
-        open(dir, copy.as_ref(), time)?;
+        open(dir, subset.as_ref(), copy.as_ref(), time)?;
     }
     Ok(())
 }

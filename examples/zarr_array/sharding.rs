@@ -148,17 +148,8 @@ impl Sharding {
             .unwrap_or(usize::MAX)
     }
 
-    /// Decode a shard of `shape` from its decompressed bytes into `view`, its part of the
-    /// array (cut at the array's edge), which holds the fill value: the inner chunks go
-    /// through the inner chain's grid call, on several threads with the crate's `rayon`
-    /// feature, and an empty one is left as the fill value.
-    pub fn decode_shard(
-        &self,
-        shard: &[u8],
-        view: DynArrayViewMut<'_>,
-        shape: &[usize],
-        counts: &Counts,
-    ) -> Result<(), String> {
+    /// The index of a shard of `shape`, from its decompressed bytes.
+    fn places<'s>(&self, shard: &'s [u8], shape: &[usize]) -> Result<Places<'s>, String> {
         let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
         let Some(body_len) = shard.len().checked_sub(index_len) else {
             return Err(format!(
@@ -175,49 +166,59 @@ impl Sharding {
             .index_codecs
             .decode_index(index, &index_shape)
             .map_err(|e| format!("shard index: {e}"))?;
-        let entries: Vec<u64> = index.iter().copied().collect();
+        Ok(Places {
+            shard,
+            entries: index.iter().copied().collect(),
+            per_shard,
+        })
+    }
 
+    /// Decode a shard of `shape` from its decompressed bytes into `view`: the part of the
+    /// shard at `origin` (in the shard's coordinates), whose part in the array has shape
+    /// `extent` (cut at the array's edge). The view holds the fill value. The inner chunks
+    /// the part touches, and no other, go through the inner chain's grid call, on several
+    /// threads with the crate's `rayon` feature; an empty one is left as the fill value.
+    pub fn decode_shard(
+        &self,
+        shard: &[u8],
+        view: DynArrayViewMut<'_>,
+        shape: &[usize],
+        extent: &[usize],
+        origin: &[usize],
+        counts: &Counts,
+    ) -> Result<(), String> {
+        let places = self.places(shard, shape)?;
         // An inner chunk's bytes by its index in the shard: `None` for an empty entry.
         let fetch = |at: &[usize]| -> Result<Option<Decoded<'_>>, String> {
-            let entry = 2 * flat(at, &per_shard);
-            let (offset, length) = (entries[entry], entries[entry + 1]);
-            if (offset, length) == (EMPTY, EMPTY) {
-                counts.inner_empty.fetch_add(1, Ordering::Relaxed);
-                return Ok(None);
-            }
-            let range = usize::try_from(offset)
-                .ok()
-                .zip(usize::try_from(length).ok())
-                .and_then(|(start, n)| Some(start..start.checked_add(n)?))
-                .filter(|r| r.end <= shard.len())
-                .ok_or_else(|| {
-                    format!(
-                        "{}: offset {offset} and length {length} reach past the shard's {} bytes",
-                        inner_name(at),
-                        shard.len()
-                    )
-                })?;
-            counts.inner_read.fetch_add(1, Ordering::Relaxed);
-            Ok(Some(Decoded::Borrowed(&shard[range])))
+            let bytes = places.bytes(at)?;
+            let count = match bytes {
+                Some(_) => &counts.inner_read,
+                None => &counts.inner_empty,
+            };
+            count.fetch_add(1, Ordering::Relaxed);
+            Ok(bytes.map(Decoded::Borrowed))
         };
         let data_type = view.data_type();
-        let grid = ChunkGrid::new(view.shape(), &self.chunk_shape).map_err(text)?;
-        let past = past_edge(&per_shard, grid.grid_shape());
+        let whole = view.shape() == extent && origin.iter().all(|&o| o == 0);
+        let grid = ChunkGrid::new(extent, &self.chunk_shape).map_err(text)?;
         self.codecs
-            .decode_into(view, &grid, fetch, inner_name, counts)?;
-        // An inner chunk wholly past the array's edge is decoded all the same, into a chunk
-        // of its own, so that its bytes are checked.
-        if !past.is_empty() {
+            .decode_into(view, &grid, origin, fetch, inner_name, counts)?;
+        // An inner chunk wholly past the array's edge is decoded all the same when the
+        // shard is read whole, into a chunk of its own, so that its bytes are checked.
+        let past = past_edge(&places.per_shard, grid.grid_shape());
+        if whole && !past.is_empty() {
             let b = self.codecs.elements();
             let mut chunk = b
                 .codec
                 .full_dyn(&data_type, &self.chunk_shape, &b.fill_value)
                 .map_err(text)?;
             let one = ChunkGrid::new(&self.chunk_shape, &self.chunk_shape).map_err(text)?;
+            let corner = vec![0; self.chunk_shape.len()];
             for at in past {
                 self.codecs.decode_into(
                     chunk.view_mut(),
                     &one,
+                    &corner,
                     |_| fetch(&at),
                     |_| inner_name(&at),
                     counts,
@@ -284,6 +285,39 @@ impl Sharding {
         } else {
             [body, index].concat()
         }))
+    }
+}
+
+/// A shard's index, decoded: where each inner chunk's bytes are in the shard.
+struct Places<'s> {
+    shard: &'s [u8],
+    /// (offset, length) pairs, one per inner chunk in C order.
+    entries: Vec<u64>,
+    /// Inner chunks along each axis of the shard.
+    per_shard: Vec<usize>,
+}
+
+impl<'s> Places<'s> {
+    /// The stored bytes of the inner chunk at `at` in the shard: `None` for an empty entry.
+    fn bytes(&self, at: &[usize]) -> Result<Option<&'s [u8]>, String> {
+        let entry = 2 * flat(at, &self.per_shard);
+        let (offset, length) = (self.entries[entry], self.entries[entry + 1]);
+        if (offset, length) == (EMPTY, EMPTY) {
+            return Ok(None);
+        }
+        let range = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(length).ok())
+            .and_then(|(start, n)| Some(start..start.checked_add(n)?))
+            .filter(|r| r.end <= self.shard.len())
+            .ok_or_else(|| {
+                format!(
+                    "{}: offset {offset} and length {length} reach past the shard's {} bytes",
+                    inner_name(at),
+                    self.shard.len()
+                )
+            })?;
+        Ok(Some(&self.shard[range]))
     }
 }
 
