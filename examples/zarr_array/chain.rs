@@ -408,25 +408,36 @@ impl Chain {
         }
     }
 
-    /// Encode every chunk of `grid` (in the axes of the array `view` is part of; its array
-    /// shape is `view`'s) from `view`, and hand each one's stored bytes to `sink` with its
-    /// index. A chunk that holds only the fill value gets `None`, as zarr-python leaves it
-    /// out by default, unless `write_empty` (its `write_empty_chunks=True`). `name(index)`
-    /// names a chunk in errors.
-    pub fn encode<S, N>(
+    /// Encode `view` into the part of `grid`'s array (in the axes of the array `view` is
+    /// part of) that starts at `origin` and has `view`'s shape, and hand the stored bytes of
+    /// each chunk it touches to `sink` with its index; no other chunk is asked for or
+    /// handed over. A chunk the view covers in part is asked of `stored` (its stored bytes,
+    /// or `None` for a chunk not stored, which starts as the fill value) and updated. A
+    /// chunk that then holds only the fill value gets `None`, as zarr-python leaves it out
+    /// by default, unless `write_empty` (its `write_empty_chunks=True`). `name(index)` names
+    /// a chunk in errors. The whole array is the part of all of it, at the origin, which
+    /// asks `stored` for nothing.
+    // The chunks' two ends (asked for, handed over) and their names are three closures.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode<'b, R, S, N>(
         &self,
         view: DynArrayView<'_>,
         grid: &ChunkGrid,
+        origin: &[usize],
         write_empty: bool,
+        stored: R,
         sink: S,
         name: N,
     ) -> Result<(), String>
     where
+        R: Fn(&[usize]) -> Result<Option<Decoded<'b>>, String> + Sync,
         S: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), String> + Sync,
         N: Fn(&[usize]) -> String + Sync,
     {
-        let stored = view.permuted_axes(&self.order).map_err(text)?;
+        let source = view.permuted_axes(&self.order).map_err(text)?;
         let grid = self.stored_grid(grid)?;
+        let origin = permute(origin, &self.order);
+        let shape = grid.chunk_shape();
         let index_of = |at: &[usize]| permute(at, &self.inverse);
         let name_at = |at: &[usize]| name(&index_of(at));
         let store = |at: &[usize], bytes: Option<&[u8]>| -> Result<(), Failure> {
@@ -436,25 +447,48 @@ impl Chain {
                 .map_err(|e| format!("{}: {e}", name_at(at)))?;
             Ok(sink(&index_of(at), bytes)?)
         };
+        // A chunk as stored, decompressed.
+        let stored_at = |at: &[usize]| self.fetch_decompressed(at, shape, &stored, &name);
         match &self.serializer {
             // The library walks the chunks, on several threads with its `rayon` feature.
-            Serializer::Bytes(b) if write_empty => b
-                .codec
-                .encode_chunks_dyn(stored, &grid, &b.fill_value, |at, bytes| {
-                    store(at, Some(&bytes))
-                })
-                .map_err(|e| e.message(name_at)),
-            Serializer::Bytes(b) => b
-                .codec
-                .encode_chunks_sparse_dyn(stored, &grid, &b.fill_value, store)
-                .map_err(|e| e.message(name_at)),
-            // Shards one after another, each from its region of the view.
+            Serializer::Bytes(b) => {
+                // What a chunk of only the fill value is stored as, to keep every chunk.
+                let fill = if write_empty {
+                    let chunk = b.codec.full_dyn(&source.data_type(), shape, &b.fill_value);
+                    Some(chunk.and_then(|c| b.codec.encode_dyn(&c)).map_err(text)?)
+                } else {
+                    None
+                };
+                let keep =
+                    |at: &[usize], bytes: Option<&[u8]>| store(at, bytes.or(fill.as_deref()));
+                let stored = |at: &[usize]| Ok(stored_at(at)?.map(Decoded::into_vec));
+                b.codec
+                    .encode_subset_dyn(source, &grid, &origin, &b.fill_value, stored, keep)
+                    .map_err(|e| e.message(name_at))
+            }
+            // Shards one after another, each from its part of the view: a shard covered
+            // whole is made anew, another updated from the shard as stored.
             Serializer::Sharding(s) => {
-                for at in grid.indices() {
+                let wanted = box_at(&origin, source.shape());
+                for at in grid.chunks_in(&wanted).map_err(text)? {
                     let region = grid.region(&at).map_err(text)?;
-                    let part = stored.slice_region(&region).map_err(text)?;
+                    let part = meet(&region, &wanted);
+                    let from = source.slice_region(&shift(&part, &origin)).map_err(text)?;
+                    let old = if part == region {
+                        None
+                    } else {
+                        stored_at(&at).map_err(|e| e.message(name_at))?
+                    };
+                    let within = starts(&shift(&part, &starts(&region)));
                     let shard = s
-                        .encode_shard(part, grid.chunk_shape(), write_empty)
+                        .encode_shard(
+                            old.as_deref(),
+                            from,
+                            shape,
+                            &lengths(&region),
+                            &within,
+                            write_empty,
+                        )
                         .map_err(|e| format!("{}: {e}", name_at(&at)))?;
                     store(&at, shard.as_deref()).map_err(|e| e.message(name_at))?;
                 }

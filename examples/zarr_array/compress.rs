@@ -82,6 +82,15 @@ impl AsRef<[u8]> for Decoded<'_> {
 }
 
 impl Decoded<'_> {
+    /// The bytes, owned: moved where they are owned, copied where they are lent (a frame's
+    /// buffer stays with its thread).
+    pub fn into_vec(self) -> Vec<u8> {
+        match self {
+            Decoded::Owned(bytes) => bytes,
+            other => other.to_vec(),
+        }
+    }
+
     /// Keep the first `len` bytes, in place.
     fn truncate(&mut self, len: usize) {
         match self {

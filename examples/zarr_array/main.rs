@@ -1,5 +1,6 @@
 //! Read a Zarr v3 array directory (or a box of it), print a summary, and optionally write
-//! a copy in another byte order with the same codec chain.
+//! a copy in another byte order with the same codec chain, or write what was read into a
+//! box of another array.
 //!
 //! ```sh
 //! cargo run --example zarr_array                       # the bundled arrays
@@ -7,6 +8,7 @@
 //! cargo run --example zarr_array -- path/to/array.zarr --subset 100:300,50:90
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
+//! cargo run --example zarr_array -- src.zarr --subset 0:20,: --write-into dst.zarr --at 10,20
 //! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
 //! ```
 //!
@@ -38,6 +40,15 @@
 //! whole is read whole, its inner chunks past the array's edge checked too). A range that
 //! does not fit the array is an error naming the axis.
 //!
+//! `--write-into DST --at 10,20` writes the array read (or its `--subset`) into the
+//! existing array `DST` at that origin, as zarr-python's `dst[10:10+n, 20:20+m] = src`
+//! does: `DST` keeps its `zarr.json` and codecs, and its data type must be the source's.
+//! The chunks the box covers in part are read, decompressed, updated in place and written
+//! back; those it covers whole are encoded from the source; those left holding only the
+//! fill value are erased; the others are neither read nor written. In a shard covered in
+//! part only the inner chunks the box touches are encoded again, the others kept as
+//! stored, and a shard left with no inner chunk is erased.
+//!
 //! Writing is sparse, as zarr-python writes by default: a chunk whose part in the array
 //! holds only the fill value, bit for bit (`-0.0` is not a fill value of `0.0`, and a NaN
 //! is the fill value only with its payload), gets no file, and the file of such a chunk
@@ -47,16 +58,16 @@
 //! `write_empty_chunks=True`) writes every chunk and every inner chunk in the array.
 //!
 //! How chunks move: each chunk goes straight between its decompressed bytes and its part
-//! of the array through the library's chunk calls, with no other representation of the
-//! array in between. Reading goes through the subset calls, the whole array being the box
-//! of all of it. Without sharding, reading is one call, `decode_subset_dyn`, which
-//! allocates the box's array and writes each element once; writing is
-//! `encode_chunks_sparse_dyn`, which tells the chunks of only the fill value from the
-//! others without encoding them (or `encode_chunks_dyn` for `--write-empty-chunks`). With
-//! sharding, the array starts as the fill value, each shard's part of it is a
-//! `DynArrayViewMut` (`slice_region_mut`), and its inner chunks go through
-//! `decode_subset_into_dyn`, at the part's place in the shard, and
-//! `encode_chunks_sparse_dyn` over the shard's inner grid; shards go one after another. A
+//! of the array through the library's subset calls, with no other representation of the
+//! array in between; the whole array is the box of all of it, through the same calls.
+//! Without sharding, reading is one call, `decode_subset_dyn`, which allocates the box's
+//! array and writes each element once; writing is `encode_subset_dyn`, which encodes the
+//! chunks covered whole from the array, updates the others in their stored bytes, and
+//! tells the chunks of only the fill value from the others (`--write-empty-chunks` stores
+//! a chunk of the fill value for them). With sharding, the array starts as the fill value,
+//! each shard's part of it is a `DynArrayViewMut` (`slice_region_mut`), and its inner
+//! chunks go through `decode_subset_into_dyn` and `encode_subset_dyn` over the shard's
+//! inner grid, at the part's place in the shard; shards go one after another. A
 //! `transpose` codec copies nothing: the chunk is stored with its axes permuted, so the
 //! array's view, the grid and the box are permuted the same way (`permuted_axes` on the
 //! view) while the chunks move, and the stored chunk is a region of that view. The library
@@ -77,7 +88,7 @@ mod sharding;
 mod store;
 mod subset;
 
-use std::io::Write;
+use std::io::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -100,7 +111,8 @@ macro_rules! say {
 }
 
 const USAGE: &str = "usage: zarr_array [ARRAY_DIR] [--subset START:END,...] \
-    [--write OUT_DIR [--endian little|big] [--write-empty-chunks]] [--time]";
+    [--write OUT_DIR [--endian little|big] | --write-into DST_DIR --at INDEX,...] \
+    [--write-empty-chunks] [--time]";
 
 /// The arrays in `examples/data`, read when no array is named.
 const BUNDLED: [&str; 4] = [
@@ -209,17 +221,22 @@ fn report(
     Ok(())
 }
 
-/// Where and how `--write` writes a copy.
-struct Copy<'a> {
-    out: &'a Path,
-    endian: Endian,
+/// Where `--write` writes a copy, or `--write-into` writes into an existing array.
+enum Target<'a> {
+    Copy { out: &'a Path, endian: Endian },
+    Into { out: &'a Path, at: &'a [usize] },
+}
+
+/// What is written after reading, and whether chunks of only the fill value are kept.
+struct Write<'a> {
+    target: Target<'a>,
     write_empty: bool,
 }
 
 fn open(
     dir: &Path,
     subset: Option<&Ranges>,
-    write: Option<&Copy<'_>>,
+    write: Option<&Write<'_>>,
     time: bool,
 ) -> Result<(), String> {
     let store = Store::new(dir);
@@ -237,20 +254,39 @@ fn open(
     let shown = subset.map(|_| wanted.as_slice());
     report(&meta, dir, shown, &array, &counts, !time)?;
     let mut write_time = Duration::ZERO;
-    if let Some(copy) = write {
+    if let Some(write) = write {
         let start = Instant::now();
-        let out = Store::new(copy.out);
-        let written = array::write(&meta, &array, &out, copy.endian, copy.write_empty)?;
-        write_time = start.elapsed();
         let count = |c: AtomicUsize| c.into_inner();
-        let (stored, left_out) = (count(written.stored), count(written.left_out));
-        say!(
-            "wrote      {} in {} endian: zarr.json and {stored} chunk files, \
-             {left_out} of only the fill value left out ({} erased)",
-            copy.out.display(),
-            copy.endian,
-            count(written.erased),
-        );
+        match write.target {
+            Target::Copy { out, endian } => {
+                let written =
+                    array::write(&meta, &array, &Store::new(out), endian, write.write_empty)?;
+                write_time = start.elapsed();
+                let (stored, left_out) = (count(written.stored), count(written.left_out));
+                say!(
+                    "wrote      {} in {endian} endian: zarr.json and {stored} chunk files, \
+                     {left_out} of only the fill value left out ({} erased)",
+                    out.display(),
+                    count(written.erased),
+                );
+            }
+            Target::Into { out, at } => {
+                let store = Store::new(out);
+                let into = Metadata::read(&store)?;
+                let written = array::write_into(&into, &array, &store, at, write.write_empty)?;
+                write_time = start.elapsed();
+                let (stored, left_out) = (count(written.stored), count(written.left_out));
+                let (read, missing) = (count(written.read), count(written.missing));
+                say!(
+                    "wrote      into {} at {at:?}: {stored} chunk files, \
+                     {left_out} of only the fill value left out ({} erased); \
+                     {} chunks covered in part: {read} read, {missing} missing",
+                    out.display(),
+                    count(written.erased),
+                    read + missing,
+                );
+            }
+        }
     }
     if time {
         say!(
@@ -266,13 +302,22 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut out: Option<PathBuf> = None;
+    let mut into: Option<PathBuf> = None;
+    let mut at: Option<Vec<usize>> = None;
     let mut subset: Option<Ranges> = None;
-    let mut endian = Endian::Little;
+    let mut endian = None;
     let mut write_empty = false;
     let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--write" => out = Some(args.next().ok_or("--write needs a directory")?.into()),
+            "--write-into" => {
+                into = Some(args.next().ok_or("--write-into needs a directory")?.into())
+            }
+            "--at" => {
+                let text = args.next().ok_or("--at needs an index per axis: 10,20")?;
+                at = Some(subset::parse_origin(&text)?);
+            }
             "--subset" => {
                 let text = args
                     .next()
@@ -281,7 +326,7 @@ fn run() -> Result<(), String> {
             }
             "--endian" => {
                 let text = args.next().ok_or("--endian needs little or big")?;
-                endian = text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?
+                endian = Some(text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?)
             }
             "--write-empty-chunks" => write_empty = true,
             "--time" => time = true,
@@ -297,22 +342,45 @@ fn run() -> Result<(), String> {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
         dirs = BUNDLED.iter().map(|name| data.join(name)).collect();
     }
-    if out.is_some() && dirs.len() != 1 {
-        return Err("--write copies one array: name it".into());
+    let target = match (&out, &into) {
+        (Some(_), Some(_)) => return Err("--write and --write-into: choose one".into()),
+        (Some(_), None) | (None, Some(_)) if dirs.len() != 1 => {
+            return Err("--write and --write-into write one array: name it".into())
+        }
+        (Some(_), None) if subset.is_some() => {
+            return Err("--write copies a whole array; --subset goes with --write-into".into())
+        }
+        (Some(out), None) => Some(Target::Copy {
+            out,
+            endian: endian.unwrap_or(Endian::Little),
+        }),
+        (None, Some(into)) if endian.is_some() => {
+            return Err(format!(
+                "--endian goes with --write: --write-into keeps the codecs of {}",
+                into.display()
+            ))
+        }
+        (None, Some(out)) => Some(Target::Into {
+            out,
+            at: at.as_deref().unwrap_or(&[]),
+        }),
+        (None, None) => None,
+    };
+    if at.is_some() && into.is_none() {
+        return Err("--at goes with --write-into".into());
     }
-    if out.is_some() && subset.is_some() {
-        return Err("--write copies a whole array: leave out --subset".into());
+    if into.is_some() && at.is_none() {
+        return Err("--write-into needs --at, where the array goes: 0,0 for its corner".into());
     }
-    let copy = out.as_deref().map(|out| Copy {
-        out,
-        endian,
+    let write = target.map(|target| Write {
+        target,
         write_empty,
     });
     for (i, dir) in dirs.iter().enumerate() {
         if i > 0 {
             say!();
         }
-        open(dir, subset.as_ref(), copy.as_ref(), time)?;
+        open(dir, subset.as_ref(), write.as_ref(), time)?;
     }
     Ok(())
 }

@@ -228,41 +228,61 @@ impl Sharding {
         Ok(())
     }
 
-    /// Encode the shard of `shape` whose part in the array is `view` (cut at the array's
-    /// edge); `None` if every inner chunk is left out. Inner chunks that hold only the fill
-    /// value are left out, as zarr-python and tensorstore do, unless `write_empty` (then
-    /// they are stored as zarr-python's `write_empty_chunks=True` stores them); inner
-    /// chunks wholly past the array's edge are never stored, as zarr-python does either way.
+    /// Encode the shard of `shape` whose part in the array has shape `extent` (cut at the
+    /// array's edge) with `view` written at `origin` (in the shard's coordinates); `None`
+    /// if every inner chunk is left out. The inner chunks `view` touches are encoded from
+    /// it, those it covers in part updated from `old`, the shard as stored (decompressed),
+    /// if there is one; the others are kept as `old` stores them. Inner chunks that hold
+    /// only the fill value are left out, as zarr-python and tensorstore do, unless
+    /// `write_empty` (then they are stored as zarr-python's `write_empty_chunks=True`
+    /// stores them); inner chunks wholly past the array's edge are never stored, as
+    /// zarr-python does either way. A new shard is the case of no `old` and a whole `view`.
     pub fn encode_shard(
         &self,
+        old: Option<&[u8]>,
         view: DynArrayView<'_>,
         shape: &[usize],
+        extent: &[usize],
+        origin: &[usize],
         write_empty: bool,
     ) -> Result<Option<Vec<u8>>, String> {
         let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
+        let old = old.map(|shard| self.places(shard, shape)).transpose()?;
+        // An inner chunk as stored: `None` for an empty entry, or when there is no shard.
+        let stored = |at: &[usize]| -> Result<Option<&[u8]>, String> {
+            Ok(old.as_ref().map(|old| old.bytes(at)).transpose()?.flatten())
+        };
         let count = per_shard.iter().product::<usize>();
-        // The inner chunks' stored bytes in C order, as the inner chain hands them over.
-        let chunks: Mutex<Vec<Option<Vec<u8>>>> = Mutex::new(vec![None; count]);
+        // The stored bytes of the inner chunks the view touches, in C order, as the inner
+        // chain hands them over (`Some(None)`: left out); `None` for the others.
+        let chunks: Mutex<Vec<Option<Option<Vec<u8>>>>> = Mutex::new(vec![None; count]);
         let keep = |at: &[usize], bytes: Option<Cow<'_, [u8]>>| {
-            if let Some(bytes) = bytes {
-                let mut chunks = chunks.lock().map_err(|_| "a thread failed".to_string())?;
-                chunks[flat(at, &per_shard)] = Some(bytes.into_owned());
-            }
+            let mut chunks = chunks.lock().map_err(|_| "a thread failed".to_string())?;
+            chunks[flat(at, &per_shard)] = Some(bytes.map(Cow::into_owned));
             Ok(())
         };
-        let grid = ChunkGrid::new(view.shape(), &self.chunk_shape).map_err(text)?;
+        let grid = ChunkGrid::new(extent, &self.chunk_shape).map_err(text)?;
+        let lend = |at: &[usize]| Ok(stored(at)?.map(Decoded::Borrowed));
         self.codecs
-            .encode(view, &grid, write_empty, keep, inner_name)?;
+            .encode(view, &grid, origin, write_empty, lend, keep, inner_name)?;
         let chunks = chunks
             .into_inner()
             .map_err(|_| "a thread failed".to_string())?;
-        if chunks.iter().all(Option::is_none) {
+        let all = ChunkGrid::new(&per_shard, &vec![1; per_shard.len()]).map_err(text)?;
+        let mut kept = Vec::with_capacity(count);
+        for (at, chunk) in all.indices().zip(&chunks) {
+            kept.push(match chunk {
+                Some(new) => new.as_deref(),
+                None => stored(&at)?,
+            });
+        }
+        if kept.iter().all(Option::is_none) {
             return Ok(None);
         }
         let start = if self.index_at_start { index_len } else { 0 };
         let mut body = Vec::new();
         let mut entries = Vec::with_capacity(2 * count);
-        for chunk in &chunks {
+        for chunk in kept {
             match chunk {
                 None => entries.extend([EMPTY, EMPTY]),
                 Some(bytes) => {

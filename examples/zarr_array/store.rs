@@ -15,6 +15,11 @@ impl Store {
         }
     }
 
+    /// The array's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Where a chunk key lives: a key with `/` separators names nested directories.
     pub fn path(&self, key: &str) -> PathBuf {
         self.dir.join(key)

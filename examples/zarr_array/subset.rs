@@ -1,5 +1,5 @@
-//! The `--subset` option: a box of an array, one `start:end` range per axis, comma
-//! separated; and the boxes the chunks of a box are cut by.
+//! The `--subset` and `--at` options: a box of an array, one `start:end` range per axis,
+//! and a point of it, one index per axis, both comma separated.
 
 use std::ops::Range;
 
@@ -72,6 +72,21 @@ impl Ranges {
             })
             .collect()
     }
+}
+
+/// Parse an `--at` origin: `10,20`; an empty text is the origin of a 0-d array.
+pub fn parse_origin(text: &str) -> Result<Vec<usize>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .enumerate()
+        .map(|(axis, n)| {
+            n.trim().parse().map_err(|_| {
+                format!("--at {text:?}: axis {axis}: {n:?} is not a non-negative integer")
+            })
+        })
+        .collect()
 }
 
 /// The whole of an array of `shape`, as a box.
