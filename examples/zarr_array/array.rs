@@ -8,33 +8,40 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zarr_bytes::{DynArray, Endian};
 
+use crate::ahead::ReadAhead;
 use crate::chain::{Chain, Counts};
 use crate::compress::Decoded;
 use crate::metadata::Metadata;
 use crate::store::Store;
 
 /// Decode the chunks `subset` touches into its array, and read no other; missing chunks
-/// hold the fill value. An error names the chunk's file.
+/// hold the fill value. The chunk files are read ahead of the decoding on a few threads.
+/// An error names the chunk's file.
 pub fn read(
     meta: &Metadata,
     store: &Store,
     subset: &[Range<usize>],
     counts: &Counts,
 ) -> Result<DynArray, String> {
-    // Relaxed counting: the counts are read once every chunk is done.
-    let fetch = |index: &[usize]| {
-        let bytes = store.read(&meta.chunk_key(index))?;
-        let count = if bytes.is_some() {
-            &counts.read
-        } else {
-            &counts.missing
+    let grid = meta.grid()?;
+    let order = meta.chain.chunk_order(&grid, subset)?;
+    let ahead = ReadAhead::new(order, |index: &[usize]| store.read(&meta.chunk_key(index)));
+    ahead.run(|ahead| {
+        // Relaxed counting: the counts are read once every chunk is done.
+        let fetch = |index: &[usize]| {
+            let bytes = ahead.get(index)?;
+            let count = if bytes.is_some() {
+                &counts.read
+            } else {
+                &counts.missing
+            };
+            count.fetch_add(1, Ordering::Relaxed);
+            Ok(bytes.map(Decoded::Owned))
         };
-        count.fetch_add(1, Ordering::Relaxed);
-        Ok(bytes.map(Decoded::Owned))
-    };
-    let name = |index: &[usize]| store.path(&meta.chunk_key(index)).display().to_string();
-    meta.chain
-        .decode(&meta.data_type, &meta.grid()?, subset, fetch, name, counts)
+        let name = |index: &[usize]| store.path(&meta.chunk_key(index)).display().to_string();
+        meta.chain
+            .decode(&meta.data_type, &grid, subset, fetch, name, counts)
+    })
 }
 
 /// What writing did to the chunk files.

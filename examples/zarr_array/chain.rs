@@ -313,6 +313,21 @@ impl Chain {
         Ok(Some(bytes))
     }
 
+    /// The chunks that `subset` of `grid`'s array (in the axes of the array) touches, by
+    /// their index in `grid`, in the order a walk on one thread asks for them: the stored
+    /// grid's C order.
+    pub fn chunk_order(
+        &self,
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+    ) -> Result<Vec<Vec<usize>>, String> {
+        let grid = self.stored_grid(grid)?;
+        let chunks = grid
+            .chunks_in(&permute(subset, &self.order))
+            .map_err(text)?;
+        Ok(chunks.map(|at| permute(&at, &self.inverse)).collect())
+    }
+
     /// The part `subset` (one range per axis) of the array of `data_type` and `grid`'s
     /// shape, each chunk it touches decoded into its place: `fetch(index)` answers a
     /// chunk's stored bytes, or `None` for a missing chunk, whose part then holds the fill

@@ -71,7 +71,9 @@
 //! `transpose` codec copies nothing: the chunk is stored with its axes permuted, so the
 //! array's view, the grid and the box are permuted the same way (`permuted_axes` on the
 //! view) while the chunks move, and the stored chunk is a region of that view. The library
-//! walks a grid's chunks on several threads with the crate's `rayon` feature.
+//! walks a grid's chunks on several threads with the crate's `rayon` feature; four reader
+//! threads read the chunk files ahead of it, up to eight at a time (`ahead.rs`), so that
+//! reads from the disk overlap the decoding.
 //!
 //! Only the bytes-to-bytes codecs and the shard layout are the example's own. zstd
 //! decompresses a frame that states its size (as every Zarr writer's frames do) in one
@@ -80,6 +82,7 @@
 //! codec has, is an error before anything is allocated, and a frame that states no size
 //! is streamed up to the chunk's size.
 
+mod ahead;
 mod array;
 mod chain;
 mod compress;
