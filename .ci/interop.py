@@ -36,10 +36,23 @@
    write_empty_chunks=True does. A chunk of NaNs with a payload is the one known
    difference: zarr-python takes it for the NaN fill value and leaves it out, the example
    keeps its bits.
+9. Subsets (edge chunks, a missing chunk, a non-zero fill value, a transpose, shards with
+   their index at the end, empty inner chunks and a missing shard): `--subset` reads of
+   a box inside one chunk, across chunks, at the edge, half a chunk off, with open ends,
+   empty and whole have zarr-python's checksum of `arr[sel]`, and name only the chunks
+   (and inner chunks) the box touches; with every other chunk file (and inner chunk)
+   corrupted they still read. `--write-into DST --at ...` of a source array (whole or a
+   `--subset`) into a copy of an array leaves the chunk files, their decompressed bytes,
+   and in shards each inner chunk's bytes and which are empty, as zarr-python's
+   `dst[sel] = src` leaves another copy: across chunks, into a missing chunk or shard,
+   over whole chunks and shards, and writes of the fill value that erase a chunk and
+   leave a shard with no data; with --write-empty-chunks as write_empty_chunks=True.
+   Bad ranges, origins and data types fail with a message, never a panic.
 
 Usage: python .ci/interop.py PATH_TO_zarr_array_BINARY
 """
 
+import itertools
 import json
 import os
 import re
@@ -678,6 +691,249 @@ def sparse_cases(root, rng):
                           f"sparse {name}: {copy} chunk {rel} differs from zarr-python's")
 
 
+def slice_text(sel):
+    """A tuple of slices as --subset reads them: `1:3,:`."""
+    return ",".join(f"{'' if r.start is None else r.start}:{'' if r.stop is None else r.stop}"
+                    for r in sel)
+
+
+def touched(sel, shape, chunks):
+    """The chunk indices a box of an array of `shape` touches, for chunks of `chunks`."""
+    axes = []
+    for r, n, c in zip(sel, shape, chunks):
+        start, stop, _ = r.indices(n)
+        axes.append(range(start // c, -(-stop // c)) if stop > start else range(0))
+    return list(itertools.product(*axes))
+
+
+def chunk_key(index):
+    return os.path.join("c", *map(str, index))
+
+
+def shard_chunks(path, rel, per_shard):
+    """A shard's inner chunks (its index at the end, of the default index codecs), each
+    decompressed if a zstd frame, or None where its entry is empty."""
+    data = open(os.path.join(path, rel), "rb").read()
+    n = int(np.prod(per_shard))
+    index = np.frombuffer(data[-(16 * n + 4):-4], "<u8").reshape(n, 2)
+    out = []
+    for offset, length in index.tolist():
+        if offset == length == 2**64 - 1:
+            out.append(None)
+            continue
+        chunk = data[offset:offset + length]
+        out.append(numcodecs.Zstd().decode(chunk) if chunk[:4] == b"\x28\xb5\x2f\xfd" else chunk)
+    return out
+
+
+def inner_chunks_read(sel, shape, inner, outer, present):
+    """How many inner chunks a read of `sel` decodes: those it touches in the shards
+    `present`, and all of a shard whose part in the array it holds whole (its inner chunks
+    past the array's edge are checked too)."""
+    box = [r.indices(n)[:2] for r, n in zip(sel, shape)]
+    count = 0
+    for index in present:
+        region = [(i * s, min((i + 1) * s, n)) for i, s, n in zip(index, outer, shape)]
+        if all(b0 <= r0 and r1 <= b1 for (b0, b1), (r0, r1) in zip(box, region)):
+            count += int(np.prod([s // c for s, c in zip(outer, inner)]))
+        else:
+            part = tuple(slice(max(b0, r0), min(b1, r1)) for (b0, b1), (r0, r1) in zip(box, region))
+            count += len(touched(part, shape, inner))
+    return count
+
+
+def same_files(name, ours, theirs, per_shard):
+    """The example's array `ours` has the chunk files of zarr-python's `theirs`, with the
+    same bytes decompressed; for shards, the same inner chunks, empty or not."""
+    files = set(chunk_files(ours))
+    want = set(chunk_files(theirs))
+    check(files == want, f"{name}: chunk files {sorted(files ^ want)} differ from zarr-python's")
+    for rel in sorted(files & want):
+        if per_shard is None:
+            a, b = stored_bytes(ours, rel), stored_bytes(theirs, rel)
+        else:
+            a, b = shard_chunks(ours, rel, per_shard), shard_chunks(theirs, rel, per_shard)
+            empty = ([x is None for x in a], [x is None for x in b])
+            check(empty[0] == empty[1], f"{name}: shard {rel}: empty inner chunks {empty[0]} != {empty[1]}")
+        check(a == b, f"{name}: chunk {rel} differs from zarr-python's (decompressed)")
+
+
+def subset_cases(root, rng):
+    """Section 9: subsets read and written through --subset and --write-into."""
+    t2 = [TransposeCodec(order=(1, 0))]
+    # name, dtype, shape, create_array options, regions set to the fill value, chunk
+    # keys removed; the source's shape; and writes into copies: (what, the source's
+    # selection, where it goes, a chunk key it must leave absent or None).
+    kinds = [
+        ("edges", "float32", (10, 13), {"chunks": (4, 5), "fill_value": 1.5},
+         # Chunk c/0/1 holds data only in its corner [0:2, 5:7]; chunk c/1/1 is missing.
+         [np.s_[2:4, 5:10], np.s_[0:2, 7:10]], ["c/1/1"], (7, 9),
+         [("the fill value over a chunk's data, in part", np.s_[0:2, 0:2], (0, 5), "c/0/1"),
+          ("across chunks, half a chunk off", np.s_[:, :], (2, 2), None),
+          ("into a missing chunk in part", np.s_[5:7, 6:9], (5, 6), None),
+          ("the fill value over a whole chunk", np.s_[0:4, 0:5], (4, 0), "c/1/0"),
+          ("edge chunks", np.s_[1:4, 2:6], (7, 9), None)]),
+        ("transpose", "float64", (9, 8),
+         {"chunks": (3, 4), "fill_value": -2.5, "filters": t2, "compressors": Crc32cCodec()},
+         [np.s_[4:6, 4:8], np.s_[3:4, 6:8]], [], (6, 6),
+         [("the fill value over a chunk's data, in part", np.s_[0:1, 0:2], (3, 4), "c/1/1"),
+          ("across chunks", np.s_[:, :], (1, 1), None),
+          ("edge chunks", np.s_[2:6, 3:6], (5, 5), None),
+          ("the fill value over a whole chunk", np.s_[0:3, 0:4], (6, 0), "c/2/0")]),
+        # Shard c/0/1 holds data only in inner chunk (0, 0); inner chunk (0, 0) of shard
+        # c/1/0 is empty, inner chunk (0, 0) of c/2/0 has data only in its first row;
+        # shard c/2/1 is missing.
+        ("shard", "int16", (10, 12),
+         {"chunks": (2, 3), "shards": (4, 6), "fill_value": 7, "compressors": Crc32cCodec()},
+         [np.s_[2:4, 6:12], np.s_[0:2, 9:12], np.s_[4:6, 0:3], np.s_[9:10, 0:3]], ["c/2/1"], (6, 7),
+         [("the fill value over a shard's data, in part", np.s_[0:2, 0:3], (0, 6), "c/0/1"),
+          ("across shards, into a missing shard", np.s_[:, :], (3, 4), None),
+          ("a whole shard", np.s_[2:6, 0:6], (4, 0), None),
+          ("an inner chunk left with only the fill value", np.s_[0:1, 0:3], (8, 0), None),
+          ("an edge shard whole", np.s_[4:6, 1:7], (8, 6), None)]),
+        ("shard_transpose", "float32", (9, 13),
+         {"chunks": (2, 3), "shards": (4, 6), "fill_value": -1.0, "filters": t2},
+         [np.s_[0:2, 0:3]], [], (6, 7),
+         [("edge shards, inner chunks past the edge", np.s_[:, :], (3, 6), None),
+          ("half a shard off", np.s_[1:5, 2:5], (2, 3), None)]),
+    ]
+    for name, dtype, shape, options, fills, removed, src_shape, writes in kinds:
+        path = os.path.join(root, f"subset_{name}.zarr")
+        arr = zarr.create_array(store=path, shape=shape, dtype=dtype, **options)
+        fill = arr.fill_value
+        data = any_values(dtype, shape, rng)
+        for region in fills:
+            data[region] = fill
+        arr[...] = data
+        for key in removed:
+            os.remove(os.path.join(path, *key.split("/")))
+        inner, outer = arr.chunks, arr.shards or arr.chunks
+        per_shard = None if arr.shards is None else tuple(s // c for s, c in zip(outer, inner))
+        expected = zarr_read(path)
+
+        # Reads: every box, its checksum and the chunks (and inner chunks) it touches.
+        (n0, n1), (c0, c1), (s0, s1) = shape, inner, outer
+        boxes = [
+            ("inside one chunk", np.s_[1:c0, 1:c1]),
+            ("across chunks", np.s_[c0 - 1:min(n0, 2 * c0 + 1), c1 - 1:min(n1, 2 * c1 + 1)]),
+            ("half a chunk off", np.s_[s0 // 2:min(n0, s0 // 2 + s0), s1 // 2:min(n1, s1 // 2 + 2 * s1)]),
+            ("edge chunks, open ends", np.s_[n0 - 3:, n1 - 4:]),
+            ("open start", np.s_[:3, 2:]),
+            ("whole", np.s_[:, :]),
+            ("empty", np.s_[2:2, :]),
+        ]
+        for what, sel in boxes:
+            label = f"subset {name} [{slice_text(sel)}] ({what})"
+            out = run([path, "--subset", slice_text(sel)])
+            check(out.returncode == 0, f"{label}: example failed: {out.stderr}")
+            m = re.search(r"checksum\s+(0x[0-9a-f]+)", out.stdout)
+            want = fnv1a64(little_endian_bytes(expected[sel]))
+            check(m is not None and int(m.group(1), 16) == want, f"{label}: checksum differs from arr[sel]'s")
+            m = re.search(r"subset .* of shape \[([0-9, ]*)\]: (\d+) chunks, (\d+) read, (\d+) missing", out.stdout)
+            shards = touched(sel, shape, outer)
+            present = [k for k in shards if os.path.exists(os.path.join(path, chunk_key(k)))]
+            got = m and ([int(x) for x in m.group(1).split(",") if x.strip()], *map(int, m.groups()[1:]))
+            check(got == (list(expected[sel].shape), len(shards), len(present), len(shards) - len(present)),
+                  f"{label}: shape and chunks read {got}, touched {len(shards)}, present {len(present)}: "
+                  f"{out.stdout[:400]}")
+            if per_shard is not None:
+                want = inner_chunks_read(sel, shape, inner, outer, present)
+                m = re.search(r"inner\s+(\d+) inner chunks", out.stdout)
+                got = int(m.group(1)) if m else 0
+                check(got == want, f"{label}: {got} inner chunks read, not {want}")
+
+        # Only the chunks touched are read: every other chunk file, and in the shards read
+        # every other inner chunk, is overwritten with bytes no codec reads. The box is in
+        # one row of inner chunks, across a column of shards.
+        sel = np.s_[s0 + 1:s0 + 2, s1 - 1:s1 + 1]
+        spoilt = os.path.join(root, f"subset_{name}.spoilt.zarr")
+        shutil.copytree(path, spoilt)
+        keep = set(touched(sel, shape, outer))
+        keep_inner = set(touched(sel, shape, inner))
+        for rel in chunk_files(spoilt):
+            index = tuple(int(k) for k in rel.split(os.sep)[1:])
+            file = os.path.join(spoilt, rel)
+            if index not in keep:
+                open(file, "wb").write(b"\xff" * 40)
+            elif per_shard is not None:
+                shard = bytearray(open(file, "rb").read())
+                n = int(np.prod(per_shard))
+                entries = np.frombuffer(bytes(shard[-(16 * n + 4):-4]), "<u8").reshape(n, 2)
+                for at, (offset, length) in zip(itertools.product(*map(range, per_shard)), entries.tolist()):
+                    global_at = tuple(i * p + a for i, p, a in zip(index, per_shard, at))
+                    if offset != 2**64 - 1 and global_at not in keep_inner:
+                        shard[offset:offset + length] = b"\xff" * length
+                open(file, "wb").write(bytes(shard))
+        out = run([spoilt, "--subset", slice_text(sel)])
+        m = re.search(r"checksum\s+(0x[0-9a-f]+)", out.stdout)
+        check(out.returncode == 0 and m is not None
+              and int(m.group(1), 16) == fnv1a64(little_endian_bytes(expected[sel])),
+              f"subset {name}: a read of [{slice_text(sel)}] touched a chunk outside it: {out.stderr}")
+        # The damage is read where it is asked for: the whole array, and the whole of the
+        # first shard touched.
+        first = tuple(slice(i * s, min((i + 1) * s, n)) for i, s, n in zip(min(keep), outer, shape))
+        for args in [[spoilt]] + ([[spoilt, "--subset", slice_text(first)]] if per_shard else []):
+            out = run(args)
+            check(out.returncode == 1 and "panicked" not in out.stderr,
+                  f"subset {name}: spoilt {args[1:]} read: exit code {out.returncode}")
+
+        # Writes into copies, one after another: the example's and zarr-python's copies
+        # must agree after each.
+        src = os.path.join(root, f"subset_{name}.src.zarr")
+        src_data = any_values(dtype, src_shape, rng)
+        src_data[0:4, 0:5] = fill
+        zarr.create_array(store=src, shape=src_shape, chunks=(3, 4), dtype=dtype, fill_value=fill)[...] = src_data
+        for empty in (False, True):
+            tag = ".empty" if empty else ""
+            ours, theirs = (os.path.join(root, f"subset_{name}.{who}{tag}.zarr") for who in ("ours", "theirs"))
+            shutil.copytree(path, ours)
+            shutil.copytree(path, theirs)
+            dst = zarr.open_array(theirs, mode="r+", config={"write_empty_chunks": empty})
+            for what, sel, at, absent in writes:
+                label = f"write into {name}{tag} at {at} ({what})"
+                values = src_data[sel]
+                region = tuple(slice(a, a + n) for a, n in zip(at, values.shape))
+                whole = all(r.start is None and r.stop is None for r in sel)
+                args = [src] + ([] if whole else ["--subset", slice_text(sel)])
+                args += ["--write-into", ours, "--at", ",".join(map(str, at))]
+                out = run(args + (["--write-empty-chunks"] if empty else []))
+                check(out.returncode == 0, f"{label}: example failed: {out.stderr}")
+                before = set(chunk_files(theirs))
+                dst[region] = values
+                if absent is not None and not empty:
+                    key = os.path.join(*absent.split("/"))
+                    check(key in before and key not in chunk_files(theirs),
+                          f"{label}: zarr-python did not erase {absent}: the case tests nothing")
+                    m = re.search(r"\((\d+) erased\)", out.stdout)
+                    check(m is not None and int(m.group(1)) >= 1, f"{label}: nothing erased: {out.stdout[-300:]}")
+                same_files(label, ours, theirs, per_shard)
+                check(same(zarr_read(ours), zarr_read(theirs)), f"{label}: zarr-python reads the copies differently")
+        check(json.load(open(os.path.join(ours, "zarr.json"))) == json.load(open(os.path.join(path, "zarr.json"))),
+              f"subset {name}: --write-into changed zarr.json")
+
+    # Bad ranges, origins and data types: a message, never a panic.
+    path = os.path.join(root, "subset_edges.zarr")
+    other = os.path.join(root, "subset_shard.zarr")
+    for args, needles in [
+        ([path, "--subset", "0:3"], ["--subset", "1 ranges", "2 axes"]),
+        ([path, "--subset", "0:11,:"], ["axis 0", "end 11", "10"]),
+        ([path, "--subset", "5:2,:"], ["axis 0", "start 5", "end 2"]),
+        ([path, "--subset", "1:x,:"], ["axis 0", '"x"']),
+        ([path, "--subset", "3,:"], ["axis 0", "start:end"]),
+        ([path, "--subset", "-1:2,:"], ["axis 0", '"-1"']),
+        ([path, "--write-into", os.path.join(root, "subset_edges.ours.zarr"), "--at", "4,5"],
+         ["--at", "[10, 13]"]),
+        ([path, "--write-into", os.path.join(root, "subset_edges.ours.zarr"), "--at", "1"], ["--at"]),
+        ([path, "--write-into", other, "--at", "0,0"], ["zarr.json", "data type", "int16", "float32"]),
+        ([path, "--write-into", other], ["--at"]),
+    ]:
+        out = run(args)
+        label = f"subset error {' '.join(args[1:])}"
+        check(out.returncode == 1 and "panicked" not in out.stderr, f"{label}: exit code {out.returncode}: {out.stderr}")
+        for needle in needles:
+            check(needle in out.stderr, f"{label}: message lacks {needle!r}: {out.stderr}")
+
+
 root = tempfile.mkdtemp(prefix="zarr-interop-")
 rng = np.random.default_rng(20261121)
 try:
@@ -787,6 +1043,7 @@ try:
     corrupt_cases(root, rng)
     zstd_frame_cases(root)
     sparse_cases(root, rng)
+    subset_cases(root, rng)
     if tensorstore is None:
         print("tensorstore is not installed: its cases are skipped", flush=True)
     else:
