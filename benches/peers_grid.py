@@ -3,7 +3,8 @@
 The array is the one zarr-python 3 creates by default for `float32`: 1 GiB (16384 x 16384)
 in chunks of 4 MiB (1024 x 1024), codecs `[bytes, zstd]` as zarr-python stores them (the
 zstd level and checksum are read back from its zarr.json and used by every writer). Each
-row reads that array whole into memory and writes a copy of it:
+row reads that array whole into memory and writes a copy of it (the `subset` rows, below,
+read and write a box of it):
 
 - zarr-python: `zarr.open_array(src)[...]`; `zarr.create_array(dst, ...)` with the same
   shape, chunks, serializer and compressors, then `arr[...] = data`;
@@ -33,12 +34,24 @@ The data is a smooth field rounded to 1/64 (`--quantize`), which zstd compresses
 and `--runs` change the array and the runs; sizes that make no square-ish whole grid of
 chunks get a square array with edge chunks.
 
-Two arrays are timed, each in its own rows (`--case` picks one): `dense`, the array above,
-and `sparse`, the same with 90 % of its chunks (all but every tenth in C order) set to
-the fill value 0, which every writer leaves out by default (zarr-python's
+Three cases are timed, each in its own rows (`--case` picks them): `dense`, the array
+above; `subset`, a box of it of a quarter of its size (half of each axis: 256 MiB of the
+1 GiB array), half a chunk off the grid along each axis, so that it touches chunks in part
+all around; and `sparse`, the array with 90 % of its chunks (all but every tenth in C
+order) set to the fill value 0, which every writer leaves out by default (zarr-python's
 `write_empty_chunks=False`, tensorstore's `store_data_equal_to_fill_value=false`,
 `zarr_array`'s default): a read fills the missing chunks, a write finds them all fill
 value and stores nothing for them. GB/s of the sparse array count its whole size too.
+
+The `subset` rows read the box from the array and write other values (the box's plus 0.25)
+into it, in a fresh copy of the array made before each write (untimed): the chunks the box
+covers in part are read, updated and written back, those it covers whole are written.
+
+- zarr-python: `arr[sel]`; `zarr.open_array(dst, mode="r+")[sel] = x`;
+- tensorstore: `ts.open(spec).result()[sel].read().result()`; `...[sel].write(x).result()`;
+- each `--example`: `PATH SRC --subset A:B,C:D --time` for the read, and
+  `PATH X --write-into DST --at A,C --time` for the write, where `X` is an array holding
+  `x` (written once by zarr-python, untimed); each times its own part.
 
 `--check` (with small sizes: `--size-mib 64 --runs 1 --check`) reads every writer's output
 back with zarr-python and compares its chunk files, decompressed, with the source's and
@@ -280,11 +293,35 @@ def ts_write(dst, data, meta):
     return time.perf_counter() - t0
 
 
-def example_run(program, src, dst):
-    """(read s, write s) as the program reports them."""
+def zarr_read_subset(src, sel):
+    t0 = time.perf_counter()
+    out = zarr.open_array(src, mode="r")[sel]
+    return time.perf_counter() - t0, out
+
+
+def zarr_write_subset(dst, sel, x):
+    t0 = time.perf_counter()
+    zarr.open_array(dst, mode="r+")[sel] = x
+    return time.perf_counter() - t0
+
+
+def ts_read_subset(src, sel):
+    t0 = time.perf_counter()
+    out = ts.open(ts_spec(src)).result()[sel].read().result()
+    return time.perf_counter() - t0, out
+
+
+def ts_write_subset(dst, sel, x):
+    t0 = time.perf_counter()
+    ts.open(ts_spec(dst)).result()[sel].write(x).result()
+    return time.perf_counter() - t0
+
+
+def example_run(program, *args):
+    """(read s, write s) as the program reports them, run on `args`."""
     if not os.path.isfile(program) or not os.access(program, os.X_OK):
         raise RunError(f"no executable at {program}")
-    cmd = [program, str(src), "--write", str(dst), "--endian", "little", "--time"]
+    cmd = [program, *map(str, args), "--time"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or ["no message"])[-1]
@@ -305,29 +342,77 @@ class Row:
         self.error = None
 
 
-def measure(rows, examples, data, src, meta, evict, runs, check):
+def whole_rounds(examples, data, src, meta, evict, check):
+    """Each row's round on a whole array: read it, then write a copy of it."""
+    def peer(reader, writer):
+        def round_(row):
+            evict()
+            read_s, out = reader(src)
+            if check and not np.array_equal(out, data):
+                raise RunError("read values differ from the data")
+            del out
+            evict()
+            return read_s, writer(row.out)
+        return round_
+
+    def example(program):
+        def round_(row):
+            evict()
+            return example_run(program, src, "--write", row.out, "--endian", "little")
+        return round_
+
+    rounds = {"zarr-python": peer(zarr_read, lambda out: zarr_write(out, data, src)),
+              "tensorstore": peer(ts_read, lambda out: ts_write(out, data, meta))}
+    rounds.update((name, example(program)) for name, program in examples.items())
+    return rounds
+
+
+def subset_rounds(examples, data, src, evict, check, sel, x, x_src):
+    """Each row's round on a box `sel` of an array: read it, then write `x` into it in a
+    copy of the array (`x_src`: an array holding `x`, for the examples)."""
+    origin = ",".join(str(s.start) for s in sel)
+    ranges = ",".join(f"{s.start}:{s.stop}" for s in sel)
+
+    def fresh(out):
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(src, out)
+        evict()
+
+    def peer(reader, writer):
+        def round_(row):
+            evict()
+            read_s, out = reader(src, sel)
+            if check and not np.array_equal(out, data[sel]):
+                raise RunError("read values differ from the data")
+            del out
+            fresh(row.out)
+            return read_s, writer(row.out, sel, x)
+        return round_
+
+    def example(program):
+        def round_(row):
+            evict()
+            read_s, _ = example_run(program, src, "--subset", ranges)
+            fresh(row.out)
+            _, write_s = example_run(program, x_src, "--write-into", row.out, "--at", origin)
+            return read_s, write_s
+        return round_
+
+    rounds = {"zarr-python": peer(zarr_read_subset, zarr_write_subset),
+              "tensorstore": peer(ts_read_subset, ts_write_subset)}
+    rounds.update((name, example(program)) for name, program in examples.items())
+    return rounds
+
+
+def measure(rows, rounds, runs):
     for r in range(runs):
         for row in rows:
             if row.error:
                 continue
-            log(f"run {r + 1}/{runs}: {row.name}")
+            log(f"run {r + 1}/{runs}: {row.case}, {row.name}")
             try:
                 shutil.rmtree(row.out, ignore_errors=True)
-                if row.name in examples:
-                    evict()
-                    read_s, write_s = example_run(examples[row.name], src, row.out)
-                else:
-                    reader, writer = {
-                        "zarr-python": (zarr_read, lambda: zarr_write(row.out, data, src)),
-                        "tensorstore": (ts_read, lambda: ts_write(row.out, data, meta)),
-                    }[row.name]
-                    evict()
-                    read_s, out = reader(src)
-                    if check and not np.array_equal(out, data):
-                        raise RunError("read values differ from the data")
-                    del out
-                    evict()
-                    write_s = writer()
+                read_s, write_s = rounds[row.name](row)
             except Exception as e:  # one row's failure leaves the others' figures
                 row.error = str(e) if isinstance(e, RunError) else f"{type(e).__name__}: {e}"
                 log(f"  error: {row.error}")
@@ -340,16 +425,17 @@ def measure(rows, examples, data, src, meta, evict, runs, check):
 # --- the --check comparison ---------------------------------------------------------------
 
 
-def check_outputs(data, meta, src, rows):
+def check_outputs(data, meta, src, rows, src_name="zarr-python (source)", against="source"):
     """One line per writer: read back, codecs, and chunk files decompressed against the
-    source's and against the data."""
+    reference's (`src`, the source or the output of another writer) and against the data."""
     zstd = numcodecs.Zstd()
     chunk = meta["chunk_grid"]["configuration"]["chunk_shape"]
     fill = meta["fill_value"]
     reference = {rel: zstd.decode((src / rel).read_bytes()) for rel in chunk_files(src)}
     lines = []
     problems = 0
-    for name, out in [("zarr-python (source)", src)] + [(r.name, r.out) for r in rows if not r.error]:
+    outs = [(r.name, r.out) for r in rows if not r.error and r.out != src]
+    for name, out in [(src_name, src)] + outs:
         notes = []
         back = zarr.open_array(out, mode="r")[...]
         equal = back.dtype == data.dtype and back.shape == data.shape and np.array_equal(back, data)
@@ -378,7 +464,7 @@ def check_outputs(data, meta, src, rows):
                 outside[inside] = False
                 padding += bool(np.any(got[outside] != fill))
         n = len(files)
-        notes.append(f"{n} chunk files, decompressed same as source {same_raw}/{n}, "
+        notes.append(f"{n} chunk files, decompressed same as {against} {same_raw}/{n}, "
                      f"values equal to the data {values_ok}/{n}, compressed bytes same {same_packed}/{n}")
         if padding:
             notes.append(f"{padding} edge chunks padded with other than the fill value")
@@ -405,10 +491,12 @@ def cell(times):
     return f"{min(times):.3f} / {statistics.median(times):.3f}"
 
 
-def table(rows, nbytes):
+def table(rows, sizes):
+    """The rows' figures; GB/s of `sizes[case]` bytes."""
     out = ["| array | reader/writer | read s (min / median) | write s (min / median) | read GB/s | write GB/s |",
            "|---|---|---:|---:|---:|---:|"]
     for row in rows:
+        nbytes = sizes[row.case]
         if row.error and not row.reads:
             out.append(f"| {row.case} | {row.name} | error: {row.error} | | | |")
             continue
@@ -448,15 +536,16 @@ def main():
                         help="a zarr_array binary to run (repeatable)")
     parser.add_argument("--quantize", type=int, default=64, metavar="N",
                         help="round the data to multiples of 1/N (default 64; 0: not rounded)")
-    parser.add_argument("--case", action="append", choices=["dense", "sparse"],
-                        help="the array to time (repeatable; default both)")
+    parser.add_argument("--case", action="append", choices=["dense", "subset", "sparse"],
+                        help="the array to time (repeatable; default all three)")
     parser.add_argument("--check", action="store_true",
                         help="verify every writer's output against the data")
     args = parser.parse_args()
     if args.size_mib < 1 or args.chunk_mib < 1 or args.runs < 1:
         parser.error("--size-mib, --chunk-mib and --runs must be positive")
     # Dense first: the sparse array is made from the dense one in place.
-    case_names = [c for c in ("dense", "sparse") if c in (args.case or ["dense", "sparse"])]
+    every = ("dense", "subset", "sparse")
+    case_names = [c for c in every if c in (args.case or every)]
 
     examples = {}
     for value in args.example:
@@ -483,6 +572,11 @@ def main():
         log(f"generating {shape} float32 ({mib(nbytes)})")
         data = field(shape, args.quantize)
         grid = [math.ceil(s / c) for s, c in zip(shape, chunks)]
+        # The box: half of each axis, half a chunk off the grid.
+        sel = tuple(slice(min(c // 2, s - s // 2), min(c // 2, s - s // 2) + s // 2)
+                    for s, c in zip(shape, chunks))
+        sizes = {"dense": nbytes, "sparse": nbytes,
+                 "subset": math.prod(r.stop - r.start for r in sel) * ITEM}
         sparse_text = ""
         meta = None
         for case in cases:
@@ -503,8 +597,25 @@ def main():
             ts.open(ts_spec(case.src)).result()[: chunks[0], : chunks[1]].read().result()
 
             case.evict = Evictor(work, case.src)
-            measure(case.rows, examples, data, case.src, meta, case.evict, args.runs, args.check)
-            if args.check:
+            if case.name == "subset":
+                x = data[sel] + np.float32(0.25)
+                x_src = work / "subset-values.zarr"
+                shutil.rmtree(x_src, ignore_errors=True)
+                zarr.create_array(x_src, shape=x.shape, chunks=chunks, dtype="float32")[...] = x
+                rounds = subset_rounds(examples, data, case.src, case.evict, args.check, sel, x, x_src)
+            else:
+                rounds = whole_rounds(examples, data, case.src, meta, case.evict, args.check)
+            measure(case.rows, rounds, args.runs)
+            if args.check and case.name == "subset":
+                # Against zarr-python's write, and the data with the box's new values.
+                expected = data.copy()
+                expected[sel] = x
+                reference = case.rows[0]
+                if not reference.error:
+                    case.check_lines, case.problems = check_outputs(
+                        expected, meta, reference.out, case.rows, "zarr-python's write", "zarr-python's")
+                del expected
+            elif args.check:
                 case.check_lines, case.problems = check_outputs(data, meta, case.src, case.rows)
             case.sizes = {r.name: sum(chunk_files(r.out).values())
                           for r in case.rows if r.out.exists() and not r.error}
@@ -518,9 +629,10 @@ def main():
         print(f"Zarr v3 `float32` array {shape} in chunks of {chunks} "
               f"({grid[0]} x {grid[1]} = {math.prod(grid)} chunks of {mib(math.prod(chunks) * ITEM)}){edge}, "
               f"{mib(nbytes)}; data {data_text}{sparse_text}; {args.runs} run{'s' if args.runs > 1 else ''} "
-              f"per row, min / median; GB/s of the median, GB = 10^9 bytes of the uncompressed array.")
+              f"per row, min / median; GB/s of the median, GB = 10^9 bytes of the uncompressed array "
+              f"(of the box in the subset rows).")
         print()
-        print("\n".join(table(rows, nbytes)))
+        print("\n".join(table(rows, sizes)))
         print()
         print(f"- command: `{shlex.join([sys.executable, *sys.argv])}`")
         print(f"- versions: python {platform.python_version()}, {versions}")
@@ -534,8 +646,19 @@ def main():
                   f"ratio {nbytes / case.packed:.2f} (zarr-python's source); the writers' copies: "
                   + ", ".join(f"{name} {mib(size)}" for name, size in case.sizes.items()))
             print(f"- {case.name}, page cache: {case.evict.summary()}")
+        box = ", ".join(f"{r.start}:{r.stop}" for r in sel)
+        if "subset" in case_names:
+            print(f"- subset: the box [{box}] ({mib(sizes['subset'])}), half a chunk off the grid; "
+                  f"written with its values plus 0.25 into a fresh copy of the array")
+        origin = ",".join(str(r.start) for r in sel)
         for name, path in examples.items():
-            print(f"- {name}: `{path} SRC --write DST --endian little --time`")
+            runs = []
+            if set(case_names) - {"subset"}:
+                runs.append(f"`{path} SRC --write DST --endian little --time`")
+            if "subset" in case_names:
+                runs += [f"`{path} SRC --subset {box.replace(' ', '')} --time`",
+                         f"`{path} X --write-into DST --at {origin} --time`"]
+            print(f"- {name}: " + "; ".join(runs))
         problems = sum(case.problems for case in cases)
         if args.check:
             verdict = "all outputs agree" if problems == 0 else f"{problems} PROBLEMS"
@@ -554,6 +677,7 @@ def main():
             for case in cases:
                 for path in [case.src, *(r.out for r in case.rows)]:
                     shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(work / "subset-values.zarr", ignore_errors=True)
 
 
 if __name__ == "__main__":
