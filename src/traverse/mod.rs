@@ -39,7 +39,7 @@ pub(crate) use plan::{
     Block, Origin, PlanAxis, Strided, Tile,
 };
 pub(crate) use units::{AsUnits, Moves, Words};
-pub(crate) use walk::{walk, RowMoves, View, Visitor, ROW_PIECE_BYTES};
+pub(crate) use walk::{walk, RowMoves, Visitor, ROW_PIECE_BYTES};
 
 /// Make `buffer` hold `len` elements at least, growing it to exactly that: the buffers of
 /// the traversal are bounded by what they hold, not by how they grew.

@@ -403,8 +403,9 @@ pub(crate) type PlanAxis = (usize, isize, usize);
 
 /// Blocks of an array held in one memory slice, none bigger than `tile` unless its columns
 /// are consecutive in memory. Tiles are cut where their runs start on cache lines, for the
-/// memory and the stream at `origin`, where they can be.
-pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl FnMut(Block)) {
+/// memory and the stream at `origin`, where they can be. `f` is called through a pointer,
+/// once a block: one plan for every element type and direction.
+pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, f: &mut dyn FnMut(Block)) {
     let capacity = tile.len();
     let (shape, strides) = (strided.shape(), strided.strides());
     if shape.contains(&0) {
@@ -448,7 +449,9 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
     if last.2 != 1 {
         // A part whose innermost axis is not consecutive in the stream: element by element.
         let index = &mut [0; MAX_AXES][..axes.len()];
-        return odometer(axes, base, index, |m, o, _| f(block(m, one, (1, 1, 1), o)));
+        return odometer(axes, base, index, &mut |m, o, _| {
+            f(block(m, one, (1, 1, 1), o))
+        });
     }
     if last.1 == 1 {
         // Rows contiguous in memory: blocks of whole rows, converted in bulk.
@@ -457,7 +460,9 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
             None => (one, &axes[1..]),
         };
         let index = &mut [0; MAX_AXES][..outer.len()];
-        return odometer(outer, base, index, |m, o, _| f(block(m, rows, last, o)));
+        return odometer(outer, base, index, &mut |m, o, _| {
+            f(block(m, rows, last, o))
+        });
     }
     // Read along the axis with the smallest memory stride, in tiles, when it beats the last.
     let tile_rows = tile.rows;
@@ -476,7 +481,7 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
             };
             let size = tile.size;
             let index = &mut [0; MAX_AXES][..k];
-            odometer(&others[..k], base, index, |m, o, _| {
+            odometer(&others[..k], base, index, &mut |m, o, _| {
                 // Columns start on lines of the stream, rows on lines of memory.
                 let stream = origin.stream.wrapping_add(o * size);
                 let strips = lead(stream, size, out_step as isize);
@@ -493,23 +498,29 @@ pub(crate) fn plan(strided: &Strided, tile: Tile, origin: Origin, mut f: impl Fn
                 }
             });
         }
-        _ => odometer(&axes[1..], base, &mut [0; MAX_AXES][..n - 1], |m, o, _| {
-            for c0 in (0..last.0).step_by(capacity) {
-                let width = (capacity.min(last.0 - c0), last.1, 1);
-                f(block(m + c0 as isize * last.1, one, width, o + c0));
-            }
-        }),
+        _ => odometer(
+            &axes[1..],
+            base,
+            &mut [0; MAX_AXES][..n - 1],
+            &mut |m, o, _| {
+                for c0 in (0..last.0).step_by(capacity) {
+                    let width = (capacity.min(last.0 - c0), last.1, 1);
+                    f(block(m + c0 as isize * last.1, one, width, o + c0));
+                }
+            },
+        ),
     }
 }
 
 /// Every index of `axes` (innermost first; each a length, a memory step and a stream step),
 /// in C order: `f(memory offset, stream offset, index)`, counting in `index` (as long as
-/// `axes`, zero, innermost first too).
+/// `axes`, zero, innermost first too). `f` is called through a pointer: one odometer for
+/// every caller.
 pub(crate) fn odometer(
     axes: &[PlanAxis],
     base: isize,
     index: &mut [usize],
-    mut f: impl FnMut(isize, usize, &[usize]),
+    f: &mut dyn FnMut(isize, usize, &[usize]),
 ) {
     let (mut m, mut o) = (base, 0usize);
     loop {

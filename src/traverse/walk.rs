@@ -18,14 +18,9 @@ pub(crate) trait View: Split {
     /// What the elements move as.
     type Unit: Moves;
     /// The elements' memory as units: `&[Unit]` or `&mut [Unit]`.
-    type Memory;
+    type Memory: Run;
     /// All elements as one memory slice (lowest address first), when they are contiguous.
     fn into_memory(self) -> Result<Self::Memory, Self>;
-    /// The byte address of `memory`'s first element.
-    fn address(memory: &Self::Memory) -> usize;
-    /// Ask for elements `start..start + len` of `memory` ([`prefetch`](super::prefetch)), to
-    /// write when the traversal writes.
-    fn request(memory: &Self::Memory, start: usize, len: usize);
     /// The view at each index of axis 0, in order.
     fn outer(self) -> impl Iterator<Item = Self>;
     /// A lane of the view, of one axis.
@@ -59,12 +54,6 @@ impl<'a, A: AsUnits + Copy> View for ArrayView<'a, A, IxDyn> {
     type Memory = &'a [A::Out];
     fn into_memory(self) -> Result<&'a [A::Out], Self> {
         self.to_slice_memory_order().map(A::outs).ok_or(self)
-    }
-    fn address(memory: &&'a [A::Out]) -> usize {
-        memory.as_ptr() as usize
-    }
-    fn request(memory: &&'a [A::Out], start: usize, len: usize) {
-        super::prefetch(memory, start, len, false);
     }
     fn outer(self) -> impl Iterator<Item = Self> {
         self.into_outer_iter()
@@ -124,12 +113,6 @@ impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
         // Contiguous, as just checked: this conversion cannot come back empty-handed.
         let memory = self.into_slice_memory_order();
         Ok(A::ins(memory.unwrap_or_else(|| unreachable!())))
-    }
-    fn address(memory: &&'a mut [A::In]) -> usize {
-        memory.as_ptr() as usize
-    }
-    fn request(memory: &&'a mut [A::In], start: usize, len: usize) {
-        super::prefetch(memory, start, len, true);
     }
     fn outer(self) -> impl Iterator<Item = Self> {
         self.into_outer_iter_mut()
@@ -193,25 +176,52 @@ impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
     }
 }
 
-/// What encoding and decoding do with each block the traversal finds, in the memory of
-/// units `V` hands on.
-pub(crate) trait Visitor<V: View> {
+/// A slice of units the traversal reads or writes: `&[U]` or `&mut [U]`.
+pub(crate) trait Run {
+    /// The byte address of the first element.
+    fn address(&self) -> usize;
+    /// Ask for elements `start..start + len` ([`prefetch`](super::prefetch)), to write when
+    /// the traversal writes.
+    fn request(&self, start: usize, len: usize);
+}
+
+impl<U> Run for &[U] {
+    fn address(&self) -> usize {
+        self.as_ptr() as usize
+    }
+    fn request(&self, start: usize, len: usize) {
+        super::prefetch(self, start, len, false);
+    }
+}
+
+impl<U> Run for &mut [U] {
+    fn address(&self) -> usize {
+        self.as_ptr() as usize
+    }
+    fn request(&self, start: usize, len: usize) {
+        super::prefetch(self, start, len, true);
+    }
+}
+
+/// What encoding and decoding do with each block the traversal finds, in memory `M` of
+/// units `U`: one visitor per unit, whatever the element type.
+pub(crate) trait Visitor<M, U> {
     /// Convert one block (positions in elements: memory slice, C-order stream).
-    fn block(&mut self, memory: &mut V::Memory, block: Block);
+    fn block(&mut self, memory: &mut M, block: Block);
     /// Convert one block whose column c lies in `lanes[c]`, element (r, c) at index
     /// `block.start + r * block.row_step` of it (a tile of a part of a bigger array).
-    fn lanes(&mut self, lanes: &mut [V::Memory], block: Block);
+    fn lanes(&mut self, lanes: &mut [M], block: Block);
     /// Convert one block held in `band`, column after column, from index `block.start`
     /// of each with `block.row_step` 1: a band of a strip of lanes that step through
     /// memory ([`STEPPED_BYTES`] at most), or a piece of a one-axis view, copied through
     /// the buffer ([`View::staged`]), in tiles ([`Block::staged_bands`]). `false` once a
     /// byte was no valid encoding (decoding).
-    fn staged(&mut self, band: &mut [V::Unit], block: Block) -> bool;
+    fn staged(&mut self, band: &mut [U], block: Block) -> bool;
     /// The buffer that [`Visitor::staged`] converts, taken for a while (kept by the
     /// visitor between uses).
-    fn take_band(&mut self) -> Vec<V::Unit>;
+    fn take_band(&mut self) -> Vec<U>;
     /// Give back the buffer of [`Visitor::take_band`].
-    fn put_band(&mut self, band: Vec<V::Unit>);
+    fn put_band(&mut self, band: Vec<U>);
     /// The tile of the visitor's unit: the geometry of its scratch buffer.
     fn tile(&self) -> Tile;
     /// How the rows of a part move ([`lane_rows`]).
@@ -221,7 +231,7 @@ pub(crate) trait Visitor<V: View> {
 }
 
 /// Visit every element of `view` once, telling the visitor where it goes in the stream.
-pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) {
+pub(crate) fn walk<V: View, T: Visitor<V::Memory, V::Unit>>(view: V, out: usize, visitor: &mut T) {
     let ndim = view.shape().len();
     let mut view = view;
     let strided = Strided::of(view.shape(), view.strides());
@@ -272,55 +282,26 @@ pub(crate) fn walk<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T)
 /// last axis, with the axes that continue them in memory, are each one slice placed in the
 /// stream ([`lane_rows`] for rows of one axis); other views move in tiles whose columns are
 /// lanes ([`lane_tiles`]). `Err(view)` for rows that step through memory, or no lanes.
-fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<(), V> {
-    let (shape, strides) = (view.shape(), view.strides());
-    let ndim = shape.len();
-    let long = |k: &usize| shape[*k] > 1;
-    let closest = (0..ndim)
-        .filter(|k| long(k) && strides[*k] != 0)
-        .min_by_key(|&k| strides[k].unsigned_abs());
-    let (Some(p), Some(last)) = (closest, last_long_axis(shape)) else {
+fn part<V: View, T: Visitor<V::Memory, V::Unit>>(
+    view: V,
+    out: usize,
+    visitor: &mut T,
+) -> Result<(), V> {
+    let Some(cut) = Parts::of(view.shape(), view.strides()) else {
         return Err(view);
     };
-    // Lanes that step through memory are visited in tiles only, of lanes that are not rows.
-    let stepped = strides[p].unsigned_abs() != 1;
-    if ndim > MAX_AXES || shape.contains(&0) || (stepped && p == last) {
-        return Err(view);
-    }
-    // The axes that continue the lanes in memory: one slice with them.
-    let mut kept = [false; MAX_AXES];
-    kept[p] = true;
-    let mut run = shape[p];
-    while let Some(k) =
-        (0..ndim).find(|&k| !stepped && long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
-    {
-        kept[k] = true;
-        run *= shape[k];
-    }
-    let rows = kept[last];
-    if !rows {
-        kept = [false; MAX_AXES];
-        kept[p] = true;
-        kept[last] = true;
-    }
-    // The other axes first (those of one index before all), then the kept ones.
-    let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
-    order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
-    let fixed = order.len();
-    order.extend((0..ndim).filter(|k| kept[*k]));
-    let mut stream = vec![0; ndim];
-    let mut step = 1;
-    for k in (0..ndim).rev() {
-        stream[k] = step;
-        step *= shape[k];
-    }
-    let stream: Vec<usize> = order.iter().map(|&k| stream[k]).collect();
-    let view = view.permuted(&order);
-    let (outer, inner) = stream.split_at(fixed);
-    match (rows, inner) {
+    let view = view.permuted(&cut.order);
+    let (outer, inner) = cut.stream.split_at(cut.fixed);
+    match (cut.rows, inner) {
         // Rows of one axis: the innermost other axis and the rows, two at a time.
-        (true, &[_]) => fixing(view, &outer[..fixed - 1], out, &mut |rows, at| {
-            lane_rows(rows, outer[fixed - 1], at, visitor)
+        (true, &[_]) => fixing(view, &outer[..cut.fixed - 1], out, &mut |rows, at| {
+            let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
+            let unstepped = "rows along a unit stride are slices";
+            let mut lanes = rows
+                .lanes(1)
+                .map(|lane| lane.unwrap_or_else(|_| unreachable!("{unstepped}")));
+            let row = (cols, col_step, outer[cut.fixed - 1]);
+            lane_rows(&mut lanes, row, at, visitor)
         }),
         (true, _) => fixing(view, outer, out, &mut |lane, at| {
             let strided = Strided::of(lane.shape(), lane.strides());
@@ -330,13 +311,110 @@ fn part<V: View, T: Visitor<V>>(view: V, out: usize, visitor: &mut T) -> Result<
             }
         }),
         (false, _) => {
-            let mut tables = (Vec::new(), Vec::new());
+            let (mut table, mut stepped) = (Vec::new(), Vec::new());
             fixing(view, outer, out, &mut |plane, at| {
-                lane_tiles(plane, inner[0], at, visitor, &mut tables)
+                let geometry = Plane {
+                    rows: plane.shape()[0],
+                    cols: plane.shape()[1],
+                    row_step: plane.strides()[0],
+                    col_step: plane.strides()[1],
+                    stream: inner[0],
+                };
+                let mut lanes = plane.lanes(0).peekable();
+                if let Some(Ok(_)) = lanes.peek() {
+                    let unstepped = "lanes along a unit stride are slices";
+                    let mut slices =
+                        lanes.map(|l| l.unwrap_or_else(|_| unreachable!("{unstepped}")));
+                    let lanes = PlaneLanes::Slices(&mut slices, &mut table);
+                    return lane_tiles(lanes, &geometry, at, visitor);
+                }
+                // Lanes that step through memory: a strip's views at a time, staged through
+                // the visitor's band.
+                let mut lanes = lanes.map(|l| l.err().unwrap_or_else(|| unreachable!("stepped")));
+                let mut strip = None;
+                let mut stage =
+                    |visitor: &mut T, c0: usize, w: usize, rows: Range<usize>, block| {
+                        if strip != Some(c0) {
+                            stepped.clear();
+                            stepped.extend(lanes.by_ref().take(w));
+                            strip = Some(c0);
+                        }
+                        let mut band = visitor.take_band();
+                        let held = rows.len() * w;
+                        super::grow(&mut band, held);
+                        V::staged(&mut stepped, rows, &mut band[..held], |band| {
+                            visitor.staged(band, block)
+                        });
+                        visitor.put_band(band);
+                    };
+                lane_tiles(PlaneLanes::Stepped(&mut stage), &geometry, at, visitor)
             })
         }
     }
     Ok(())
+}
+
+/// How [`part`] takes a view apart, from its shape and strides alone: its axes in the
+/// order visited (the other axes, those of one index first, then the kept ones, which hold
+/// the lanes), how many are fixed one index at a time, the stream strides in that order,
+/// and whether the kept axes hold the rows (the last axis).
+struct Parts {
+    order: Vec<usize>,
+    fixed: usize,
+    stream: Vec<usize>,
+    rows: bool,
+}
+
+impl Parts {
+    /// The parts of a view of `shape` and `strides`; `None` for rows that step through
+    /// memory, or no lanes.
+    fn of(shape: &[usize], strides: &[isize]) -> Option<Parts> {
+        let ndim = shape.len();
+        let long = |k: &usize| shape[*k] > 1;
+        let closest = (0..ndim)
+            .filter(|k| long(k) && strides[*k] != 0)
+            .min_by_key(|&k| strides[k].unsigned_abs());
+        let (p, last) = (closest?, last_long_axis(shape)?);
+        // Lanes that step through memory are visited in tiles only, of lanes that are not
+        // rows.
+        let stepped = strides[p].unsigned_abs() != 1;
+        if ndim > MAX_AXES || shape.contains(&0) || (stepped && p == last) {
+            return None;
+        }
+        // The axes that continue the lanes in memory: one slice with them.
+        let mut kept = [false; MAX_AXES];
+        kept[p] = true;
+        let mut run = shape[p];
+        while let Some(k) = (0..ndim)
+            .find(|&k| !stepped && long(&k) && !kept[k] && strides[k].unsigned_abs() == run)
+        {
+            kept[k] = true;
+            run *= shape[k];
+        }
+        let rows = kept[last];
+        if !rows {
+            kept = [false; MAX_AXES];
+            kept[p] = true;
+            kept[last] = true;
+        }
+        let mut order: Vec<usize> = (0..ndim).filter(|k| !long(k) && !kept[*k]).collect();
+        order.extend((0..ndim).filter(|k| long(k) && !kept[*k]));
+        let fixed = order.len();
+        order.extend((0..ndim).filter(|k| kept[*k]));
+        let mut stream = vec![0; ndim];
+        let mut step = 1;
+        for k in (0..ndim).rev() {
+            stream[k] = step;
+            step *= shape[k];
+        }
+        let stream = order.iter().map(|&k| stream[k]).collect();
+        Some(Parts {
+            order,
+            fixed,
+            stream,
+            rows,
+        })
+    }
 }
 
 /// Call `f` with the view at each index of the leading axes of `view` whose stream strides
@@ -395,21 +473,22 @@ pub(crate) struct RowMoves {
     pub ask: bool,
 }
 
-/// Visit the rows of `rows`, of two axes whose rows are memory slices, in pieces of a row,
-/// asking for the memory [`ROW_BYTES_AHEAD`] ahead as it goes; `stream`: the stream stride
-/// of its first axis.
-fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor: &mut T) {
+/// Visit `lanes`, rows of `cols` elements `col_step` apart in memory and `stream` apart in
+/// the stream, each a memory slice, in pieces of a row, asking for the memory
+/// [`ROW_BYTES_AHEAD`] ahead as it goes.
+fn lane_rows<M: Run, U, T: Visitor<M, U>>(
+    lanes: &mut dyn Iterator<Item = M>,
+    (cols, col_step, stream): (usize, isize, usize),
+    out: usize,
+    visitor: &mut T,
+) {
     const HELD: usize = 16;
-    let (cols, col_step) = (rows.shape()[1], rows.strides()[1]);
     let size = visitor.tile().size;
     let moves = visitor.row_moves();
     let piece = moves.piece.clamp(1, cols);
     let reach = (ROW_BYTES_AHEAD / size).min(cols * (HELD - 1));
-    let mut lanes = rows
-        .lanes(1)
-        .map(|lane| lane.unwrap_or_else(|_| unreachable!("rows along a unit stride are slices")));
     // The rows ahead, which the requests reach into.
-    let mut ahead: [Option<V::Memory>; HELD] = std::array::from_fn(|_| lanes.next());
+    let mut ahead: [Option<M>; HELD] = std::array::from_fn(|_| lanes.next());
     // Where the next element to ask for is: its row and its index in the row.
     let (mut j, mut at) = (0, 0);
     for r in 0.. {
@@ -423,8 +502,8 @@ fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor
                 let len = (cols - at).min(target - (j * cols + at));
                 let first = if col_step < 0 { cols - at - len } else { at };
                 match &ahead[j % HELD] {
-                    _ if j == r => V::request(&lane, first, len),
-                    Some(row) => V::request(row, first, len),
+                    _ if j == r => lane.request(first, len),
+                    Some(row) => row.request(first, len),
                     None => {}
                 }
                 at += len;
@@ -447,22 +526,47 @@ fn lane_rows<V: View, T: Visitor<V>>(rows: V, stream: usize, out: usize, visitor
     }
 }
 
-/// Visit `plane`, of two axes (the one closest in memory and the last), in the tiles of
-/// [`plan`], whose columns are the plane's lanes, from stream position `out`; `stream`: the
-/// stream stride of its first axis. The tiles down a strip of columns read from a table of
-/// the strip's lanes (`tables`, kept for the next plane): their memory slices
-/// ([`Visitor::lanes`]), the only memory beyond the tile's scratch buffer; or, for lanes
-/// that step through memory, their views ([`Visitor::stepped`]).
-fn lane_tiles<V: View, T: Visitor<V>>(
-    plane: V,
+/// A plane of two axes (the one closest in memory and the last), whose lanes along the
+/// first are the columns of its tiles.
+struct Plane {
+    rows: usize,
+    cols: usize,
+    row_step: isize,
+    col_step: isize,
+    /// The stream stride of the first axis.
     stream: usize,
+}
+
+/// The lanes of a [`Plane`]: memory slices (the iterator, held a strip at a time in the
+/// table, the only memory beyond the tile's scratch buffer), or views that step through
+/// memory, which a stage copies a strip and band at a time through the visitor's band:
+/// `stage(visitor, c0, width, rows, block)`.
+enum PlaneLanes<'l, M, T> {
+    Slices(&'l mut dyn Iterator<Item = M>, &'l mut Vec<M>),
+    Stepped(&'l mut Stage<'l, T>),
+}
+
+/// Copies the band of lanes `rows` of the strip of `width` lanes from column `c0` through
+/// the visitor's band: `stage(visitor, c0, width, rows, block)`.
+type Stage<'s, T> = dyn FnMut(&mut T, usize, usize, Range<usize>, Block) + 's;
+
+/// Visit `plane` in the tiles of [`plan`], whose columns are its lanes, from stream
+/// position `out`: strips of columns down which the tiles go; the lanes that step through
+/// memory in bands of several tiles, whose columns are long runs.
+fn lane_tiles<M: Run, U, T: Visitor<M, U>>(
+    lanes: PlaneLanes<'_, M, T>,
+    plane: &Plane,
     out: usize,
     visitor: &mut T,
-    tables: &mut (Vec<V::Memory>, Vec<V::Lane>),
 ) {
     let tile = visitor.tile();
-    let (rows, cols) = (plane.shape()[0], plane.shape()[1]);
-    let (row_step, col_step) = (plane.strides()[0], plane.strides()[1]);
+    let &Plane {
+        rows,
+        cols,
+        row_step,
+        col_step,
+        stream,
+    } = plane;
     let size = tile.size;
     let width = if rows < tile.rows {
         tile.short_cols
@@ -475,76 +579,64 @@ fn lane_tiles<V: View, T: Visitor<V>>(
         size,
         stream as isize,
     );
-    let mut lanes = plane.lanes(0).peekable();
-    let mut bands = None;
-    let slices = match lanes.peek() {
-        Some(Ok(first)) => {
-            bands = lead(V::address(first), size, col_step).filter(|_| row_step == 1);
-            true
+    match lanes {
+        PlaneLanes::Slices(lanes, table) => {
+            let mut lanes = lanes.peekable();
+            let first = lanes.peek().map(Run::address);
+            let bands = first.and_then(|a| lead(a, size, col_step).filter(|_| row_step == 1));
+            for (c0, w) in cuts(cols, width, strips, size) {
+                table.clear();
+                table.extend(lanes.by_ref().take(w));
+                for (r0, height) in cuts(rows, tile.rows, bands, size) {
+                    let block = Block {
+                        start: if row_step < 0 { rows - 1 - r0 } else { r0 },
+                        rows: height,
+                        row_step,
+                        cols: w,
+                        col_step,
+                        out: out + r0 * stream + c0,
+                        out_row: stream,
+                        pitch: if height > 1 { tile.pitch } else { w },
+                    };
+                    visitor.lanes(table, block);
+                }
+            }
         }
-        _ => false,
-    };
-    // Lanes copied in through a buffer: bands of several tiles, whose columns are long runs.
-    let band = if slices {
-        tile.rows
-    } else {
-        (STEPPED_BYTES / (width * size)).max(tile.rows) / tile.rows * tile.rows
-    };
-    for (c0, w) in cuts(cols, width, strips, size) {
-        let strip = lanes.by_ref().take(w);
-        if slices {
-            tables.0.clear();
-            let unstepped = "lanes along a unit stride are slices";
-            tables
-                .0
-                .extend(strip.map(|l| l.unwrap_or_else(|_| unreachable!("{unstepped}"))));
-        } else {
-            tables.1.clear();
-            tables
-                .1
-                .extend(strip.map(|l| l.err().unwrap_or_else(|| unreachable!("stepped"))));
-        }
-        for (r0, height) in cuts(rows, band, bands, size) {
-            let mut block = Block {
-                start: if row_step < 0 { rows - 1 - r0 } else { r0 },
-                rows: height,
-                row_step,
-                cols: w,
-                col_step,
-                out: out + r0 * stream + c0,
-                out_row: stream,
-                pitch: if height > 1 && slices { tile.pitch } else { w },
-            };
-            if slices {
-                visitor.lanes(&mut tables.0, block);
-            } else {
-                // Views are indexed in their own order; the band holds their rows.
-                (block.start, block.row_step) = (0, 1);
-                let mut band = visitor.take_band();
-                super::grow(&mut band, height * w);
-                let rows = r0..r0 + height;
-                V::staged(&mut tables.1, rows, &mut band[..height * w], |band| {
-                    visitor.staged(band, block)
-                });
-                visitor.put_band(band);
+        PlaneLanes::Stepped(stage) => {
+            let band = (STEPPED_BYTES / (width * size)).max(tile.rows) / tile.rows * tile.rows;
+            for (c0, w) in cuts(cols, width, strips, size) {
+                for (r0, height) in cuts(rows, band, None, size) {
+                    // Views are indexed in their own order; the band holds their rows.
+                    let block = Block {
+                        start: 0,
+                        rows: height,
+                        row_step: 1,
+                        cols: w,
+                        col_step,
+                        out: out + r0 * stream + c0,
+                        out_row: stream,
+                        pitch: w,
+                    };
+                    stage(visitor, c0, w, r0..r0 + height, block);
+                }
             }
         }
     }
 }
 
 /// Visit the blocks of `strided`, whose elements are `memory`, from stream position `out`.
-fn planned<V: View, T: Visitor<V>>(
-    mut memory: V::Memory,
+fn planned<M: Run, U, T: Visitor<M, U>>(
+    mut memory: M,
     strided: &Strided,
     out: usize,
     visitor: &mut T,
 ) {
     let tile = visitor.tile();
     let origin = Origin {
-        memory: V::address(&memory),
+        memory: memory.address(),
         stream: visitor.stream().wrapping_add(out * tile.size),
     };
-    plan(strided, tile, origin, |mut block| {
+    plan(strided, tile, origin, &mut |mut block| {
         block.out += out;
         visitor.block(&mut memory, block)
     });

@@ -6,7 +6,7 @@ use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension,
 
 use crate::check::{check_invalid, checked_len, checked_length, into_array};
 use crate::parallel;
-use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, View, Visitor};
+use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -342,10 +342,15 @@ impl<'b, T: Moves> Decoder<'b, T> {
     fn planned(&mut self, memory: &mut [T], strided: &Strided, out: usize) {
         let mut origin = traverse::Origin::of(memory, self.bytes);
         origin.stream += out * T::SIZE;
-        traverse::plan(strided, traverse::scatter_tile::<T>(), origin, |mut b| {
-            b.out += out;
-            self.convert(memory, b)
-        });
+        traverse::plan(
+            strided,
+            traverse::scatter_tile::<T>(),
+            origin,
+            &mut |mut b| {
+                b.out += out;
+                self.convert(memory, b)
+            },
+        );
     }
 
     /// Decode stream elements `at..at + dst.len()` into `dst`, noting an invalid byte.
@@ -421,7 +426,7 @@ impl<T: Moves> Decoder<'_, T> {
     }
 }
 
-impl<'a, T: Moves, V: View<Unit = T, Memory = &'a mut [T]>> Visitor<V> for Decoder<'_, T> {
+impl<'a, T: Moves> Visitor<&'a mut [T], T> for Decoder<'_, T> {
     fn block(&mut self, memory: &mut &'a mut [T], b: Block) {
         self.convert(&mut **memory, b)
     }

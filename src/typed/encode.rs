@@ -6,7 +6,7 @@ use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
 use crate::check::checked_len;
 use crate::parallel;
-use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, View, Visitor};
+use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -268,7 +268,7 @@ impl<'o, T: Moves> Encoder<'o, T> {
     /// The blocks of `strided`, whose elements are `memory`, from stream position 0.
     fn planned(&mut self, memory: &[T], strided: &Strided) {
         let origin = traverse::Origin::of(memory, self.out);
-        traverse::plan(strided, traverse::tile::<T>(), origin, |b| {
+        traverse::plan(strided, traverse::tile::<T>(), origin, &mut |b| {
             self.convert(memory, b)
         });
     }
@@ -319,7 +319,7 @@ impl<T: Moves> Encoder<'_, T> {
     }
 }
 
-impl<'a, T: Moves, V: View<Unit = T, Memory = &'a [T]>> Visitor<V> for Encoder<'_, T> {
+impl<'a, T: Moves> Visitor<&'a [T], T> for Encoder<'_, T> {
     fn block(&mut self, memory: &mut &'a [T], b: Block) {
         self.convert(*memory, b)
     }

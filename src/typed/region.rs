@@ -80,9 +80,12 @@ pub(crate) fn runs(
         .map(|k| (region[k].len(), strides[k] as isize, 0))
         .collect();
     let mut index = vec![0; partial];
-    traverse::odometer(&axes, first as isize, &mut index, |offset, _, index| {
-        f(index, offset as usize, run)
-    });
+    traverse::odometer(
+        &axes,
+        first as isize,
+        &mut index,
+        &mut |offset, _, index| f(index, offset as usize, run),
+    );
 }
 
 /// The byte ranges of a chunk of `shape` whose elements are `A` that hold `region` (one
