@@ -3,8 +3,9 @@
 
 use ndarray::{Array, Dimension};
 
+use crate::element::Item;
 use crate::traverse::Moves;
-use crate::{Element, Error};
+use crate::Error;
 
 /// The element count of `shape`, checked as ndarray checks it, and its byte count.
 ///
@@ -27,8 +28,8 @@ pub(crate) fn checked_len(shape: &[usize], element_size: usize) -> Result<usize,
 }
 
 /// The element count of `shape` after checking that `bytes` has its exact size.
-pub(crate) fn checked_length<A: Element>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
-    checked_size(shape, A::SIZE, bytes)
+pub(crate) fn checked_length<A: Item>(shape: &[usize], bytes: &[u8]) -> Result<usize, Error> {
+    checked_size(shape, A::BYTES, bytes)
 }
 
 /// The element count of `shape` after checking that `bytes` holds exactly that many

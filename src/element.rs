@@ -12,6 +12,7 @@
 use std::num::NonZeroUsize;
 
 use bytemuck::Zeroable;
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, Dimension, IxDyn, ShapeBuilder};
 use num_complex::Complex;
 
 use crate::arch;
@@ -35,7 +36,9 @@ use crate::DataType;
 /// assert_eq!(<num_complex::Complex<f32> as Element>::SIZE, 8);
 /// assert_eq!(<[u8; 3] as Element>::SIZE, 3);
 /// ```
-pub trait Element: Copy + Send + Sync + Zeroable + 'static + sealed::Convert {
+pub trait Element:
+    Copy + Send + Sync + Zeroable + 'static + sealed::Convert<Out: Item, In: Item>
+{
     /// Bytes per encoded element.
     const SIZE: usize;
     /// The Zarr data type of this element.
@@ -46,38 +49,36 @@ pub(crate) mod sealed {
     use crate::traverse::{AsUnits, Moves};
     use crate::Endian;
 
-    /// The conversions behind [`Element`](super::Element); not nameable outside the crate.
+    /// What the byte-moving code of the crate is made for: an element type, or a unit that
+    /// element types move as (`u32`, `[u32; 2]`, ...); not nameable outside the crate.
     ///
     /// An element's memory moves through the traversal as a *unit* of its bytes: `u32` for
     /// `f32`, `i32` and `u32`, `[u32; 2]` for `Complex<f32>`, `u8` for every 1-byte type,
-    /// `[u8; N]` for raw bits. The tiles and kernels are made once per unit, so every
-    /// element type of one unit runs the same machine code ([`Moves`]). A type whose bytes
-    /// are checked or converted as they are stored (`bool`, the minifloats in the low bits
-    /// of a byte) decodes as itself; a pair of those moves as itself both ways.
-    pub trait Convert: AsUnits {
-        /// The bytes as elements without a copy, when they are aligned for `Self`; `bytes`
-        /// holds whole, valid encodings in the native byte order.
-        fn cast(bytes: &[u8]) -> Option<&[Self]>;
-        /// [`Convert::cast`] for exclusive access: whatever is written through the elements
-        /// is a valid encoding.
-        fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
-        /// The elements' memory as bytes, when every byte of it is initialised: all types
-        /// but the pairs of low-bit minifloats, which are no `Pod`. Implementations of this
-        /// and of the casts are `#[inline]`: byte tiles call one per column they ask for
-        /// ahead (benches/README.md, Design measurements).
-        fn as_bytes(elements: &[Self]) -> Option<&[u8]>;
+    /// `[u8; N]` for raw bits. Arrays are handed to the code below the API as arrays of
+    /// their units where their memory allows, so every element type of one unit runs the
+    /// same machine code ([`Moves`]). A type whose bytes are checked or converted as they
+    /// are stored (`bool`, the minifloats in the low bits of a byte) decodes as itself; a
+    /// pair of those moves as itself both ways.
+    pub trait Item: AsUnits + Copy + Send + Sync + bytemuck::Zeroable + 'static {
+        /// Bytes per item, encoded or in memory.
+        const BYTES: usize = std::mem::size_of::<Self>();
+        /// The items' memory as bytes, when every byte of it is initialised: all types
+        /// but the pairs of low-bit minifloats, which are no `Pod`. Implementations are
+        /// `#[inline]`: byte tiles call one per column they ask for ahead
+        /// (benches/README.md, Design measurements).
+        fn as_bytes(items: &[Self]) -> Option<&[u8]>;
 
         /// Whether the encoded bytes equal the memory bytes in this byte order.
         #[inline]
         fn is_verbatim(endian: Endian) -> bool {
             Self::Out::is_verbatim(endian != Endian::NATIVE)
         }
-        /// Encode `src` into `dst`; `dst.len()` is `src.len() * SIZE`.
+        /// Encode `src` into `dst`; `dst.len()` is `src.len() * BYTES`.
         #[inline]
         fn write(src: &[Self], endian: Endian, dst: &mut [u8]) {
             Self::Out::write(Self::outs(src), endian != Endian::NATIVE, dst)
         }
-        /// Decode `src` into `dst`; `src` has passed [`Convert::find_invalid`].
+        /// Decode `src` into `dst`; `src` has passed [`Item::find_invalid`].
         #[inline]
         fn read(src: &[u8], endian: Endian, dst: &mut [Self]) {
             Self::In::read(src, endian != Endian::NATIVE, Self::ins(dst))
@@ -89,13 +90,137 @@ pub(crate) mod sealed {
         fn find_invalid(src: &[u8]) -> Option<(usize, u8)> {
             Self::In::find_invalid(src)
         }
-        /// Decode `src` into `dst` as [`Convert::read`] does, checking the bytes in the same
+        /// Decode `src` into `dst` as [`Item::read`] does, checking the bytes in the same
         /// pass: `false` if one is no valid encoding, and then `dst` may be partly written.
         fn read_valid(src: &[u8], endian: Endian, dst: &mut [Self]) -> bool {
             Self::In::read_valid(src, endian != Endian::NATIVE, Self::ins(dst))
         }
     }
+
+    /// The conversions behind [`Element`](super::Element) beside those of [`Item`]: casts
+    /// of bytes, for views of encoded bytes.
+    pub trait Convert: Item {
+        /// The bytes as elements without a copy, when they are aligned for `Self`; `bytes`
+        /// holds whole, valid encodings in the native byte order.
+        fn cast(bytes: &[u8]) -> Option<&[Self]>;
+        /// [`Convert::cast`] for exclusive access: whatever is written through the elements
+        /// is a valid encoding.
+        fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
+    }
 }
+
+pub(crate) use sealed::Item;
+
+/// `view` as a view of the units its elements move as when encoded, when its elements are
+/// one memory slice (in any order, any strides' signs): every element type of one unit then
+/// runs the same code. `Err(view)` otherwise, unchanged. Nothing is allocated for views of
+/// up to 4 axes.
+pub(crate) fn out_units<A: Item>(
+    view: ArrayView<'_, A, IxDyn>,
+) -> Result<ArrayView<'_, A::Out, IxDyn>, ArrayView<'_, A, IxDyn>> {
+    let (view, flipped) = ascending(view);
+    let (shape, strides) = (view.raw_dim(), unsigned(view.strides()));
+    let units = view
+        .to_slice_memory_order()
+        .map(A::outs)
+        .and_then(|units| ArrayView::from_shape(shape.strides(strides), units).ok());
+    match units {
+        Some(units) => Ok(flip(units, flipped)),
+        None => Err(flip(view, flipped)),
+    }
+}
+
+/// `view` as a view of the units its elements move as when decoded into, as [`out_units`].
+pub(crate) fn in_units<A: Item>(
+    view: ArrayViewMut<'_, A, IxDyn>,
+) -> Result<ArrayViewMut<'_, A::In, IxDyn>, ArrayViewMut<'_, A, IxDyn>> {
+    let (mut view, flipped) = ascending(view);
+    if flipped.is_none() || view.as_slice_memory_order_mut().is_none() {
+        return Err(flip(view, flipped));
+    }
+    let (shape, strides) = (view.raw_dim(), unsigned(view.strides()));
+    // One slice, as just checked: these conversions cannot come back empty-handed.
+    let memory = view.into_slice_memory_order().unwrap_or_default();
+    let units = ArrayViewMut::from_shape(shape.strides(strides), A::ins(memory));
+    let units = units.unwrap_or_else(|_| unreachable!("the strides of a slice's view"));
+    Ok(flip(units, flipped))
+}
+
+/// `view` with the axes that step backwards in memory turned forwards, and those axes as
+/// bits (`None`, unchanged, past 64 axes).
+fn ascending<S: ndarray::RawData>(
+    mut view: ArrayBase<S, IxDyn>,
+) -> (ArrayBase<S, IxDyn>, Option<u64>) {
+    if view.ndim() > 64 {
+        return (view, None);
+    }
+    let mut flipped = 0u64;
+    for k in 0..view.ndim() {
+        if view.strides()[k] < 0 {
+            view.invert_axis(Axis(k));
+            flipped |= 1 << k;
+        }
+    }
+    (view, Some(flipped))
+}
+
+/// `view` with the axes of `flipped` turned back.
+fn flip<S: ndarray::RawData>(
+    mut view: ArrayBase<S, IxDyn>,
+    flipped: Option<u64>,
+) -> ArrayBase<S, IxDyn> {
+    for k in (0..view.ndim()).filter(|&k| flipped.unwrap_or(0) >> k & 1 == 1) {
+        view.invert_axis(Axis(k));
+    }
+    view
+}
+
+/// Non-negative strides as ndarray's shape builder takes them.
+fn unsigned(strides: &[isize]) -> IxDyn {
+    let mut dim = IxDyn::zeros(strides.len());
+    for (d, &s) in dim.slice_mut().iter_mut().zip(strides) {
+        *d = s as usize;
+    }
+    dim
+}
+
+/// The multi-word units, which are no element types: the items of their elements only.
+macro_rules! unit_item {
+    ($($u:ty),*) => {$(
+        impl AsUnits for $u {
+            type Out = Self;
+            type In = Self;
+            #[inline]
+            fn outs(items: &[Self]) -> &[Self] {
+                items
+            }
+            #[inline]
+            fn ins(items: &mut [Self]) -> &mut [Self] {
+                items
+            }
+            #[inline]
+            fn out(self) -> Self {
+                self
+            }
+            #[inline]
+            fn from_in(x: Self) -> Self {
+                x
+            }
+            #[inline]
+            fn to_in(self) -> Self {
+                self
+            }
+        }
+        impl Item for $u {
+            #[inline]
+            fn as_bytes(items: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(items))
+            }
+        }
+    )*};
+}
+
+unit_item!([u16; 2], [u32; 2], [u64; 2]);
 
 /// An element that is a `Pod` run of one word type: it moves as the unit of its words,
 /// whose memory it is.
@@ -117,13 +242,23 @@ macro_rules! element {
             fn ins(elements: &mut [Self]) -> &mut [Self::In] {
                 bytemuck::must_cast_slice_mut(elements)
             }
-            #[inline(always)]
+            #[inline]
             fn out(self) -> Self::Out {
                 bytemuck::must_cast(self)
             }
-            #[inline(always)]
+            #[inline]
             fn from_in(x: Self::In) -> Self {
                 bytemuck::must_cast(x)
+            }
+            #[inline]
+            fn to_in(self) -> Self::In {
+                bytemuck::must_cast(self)
+            }
+        }
+        impl Item for $t {
+            #[inline]
+            fn as_bytes(items: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(items))
             }
         }
         impl sealed::Convert for $t {
@@ -134,10 +269,6 @@ macro_rules! element {
             #[inline]
             fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
                 bytemuck::try_cast_slice_mut(bytes).ok()
-            }
-            #[inline]
-            fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
-                Some(bytemuck::cast_slice(elements))
             }
         }
     };
@@ -164,13 +295,23 @@ macro_rules! low_bits {
             fn ins(elements: &mut [Self]) -> &mut [Self] {
                 elements
             }
-            #[inline(always)]
+            #[inline]
             fn out(self) -> u8 {
                 self.to_bits()
             }
-            #[inline(always)]
+            #[inline]
             fn from_in(x: Self) -> Self {
                 x
+            }
+            #[inline]
+            fn to_in(self) -> Self {
+                self
+            }
+        }
+        impl Item for $t {
+            #[inline]
+            fn as_bytes(items: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(items))
             }
         }
         impl sealed::Convert for $t {
@@ -181,10 +322,6 @@ macro_rules! low_bits {
             #[inline]
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
-            }
-            #[inline]
-            fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
-                Some(bytemuck::cast_slice(elements))
             }
         }
         impl Moves for $t {
@@ -237,13 +374,23 @@ macro_rules! complex_low_bits {
             fn ins(elements: &mut [Self]) -> &mut [Self] {
                 elements
             }
-            #[inline(always)]
+            #[inline]
             fn out(self) -> Self {
                 self
             }
-            #[inline(always)]
+            #[inline]
             fn from_in(x: Self) -> Self {
                 x
+            }
+            #[inline]
+            fn to_in(self) -> Self {
+                self
+            }
+        }
+        impl Item for Complex<$t> {
+            #[inline]
+            fn as_bytes(_: &[Self]) -> Option<&[u8]> {
+                None
             }
         }
         impl sealed::Convert for Complex<$t> {
@@ -253,10 +400,6 @@ macro_rules! complex_low_bits {
             }
             #[inline]
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
-                None
-            }
-            #[inline]
-            fn as_bytes(_: &[Self]) -> Option<&[u8]> {
                 None
             }
         }
@@ -352,13 +495,23 @@ impl<const N: usize> AsUnits for [u8; N] {
     fn ins(elements: &mut [Self]) -> &mut [Self] {
         elements
     }
-    #[inline(always)]
+    #[inline]
     fn out(self) -> Self {
         self
     }
-    #[inline(always)]
+    #[inline]
     fn from_in(x: Self) -> Self {
         x
+    }
+    #[inline]
+    fn to_in(self) -> Self {
+        self
+    }
+}
+impl<const N: usize> Item for [u8; N] {
+    #[inline]
+    fn as_bytes(items: &[Self]) -> Option<&[u8]> {
+        Some(items.as_flattened())
     }
 }
 impl<const N: usize> sealed::Convert for [u8; N] {
@@ -369,10 +522,6 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     #[inline]
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::try_cast_slice_mut(bytes).ok()
-    }
-    #[inline]
-    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
-        Some(elements.as_flattened())
     }
 }
 
@@ -401,13 +550,23 @@ impl AsUnits for bool {
     fn ins(elements: &mut [Self]) -> &mut [Self] {
         elements
     }
-    #[inline(always)]
+    #[inline]
     fn out(self) -> u8 {
         self as u8
     }
-    #[inline(always)]
+    #[inline]
     fn from_in(x: Self) -> Self {
         x
+    }
+    #[inline]
+    fn to_in(self) -> Self {
+        self
+    }
+}
+impl Item for bool {
+    #[inline]
+    fn as_bytes(items: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(items))
     }
 }
 impl sealed::Convert for bool {
@@ -418,10 +577,6 @@ impl sealed::Convert for bool {
     #[inline]
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::checked::try_cast_slice_mut(bytes).ok()
-    }
-    #[inline]
-    fn as_bytes(elements: &[Self]) -> Option<&[u8]> {
-        Some(bytemuck::cast_slice(elements))
     }
 }
 

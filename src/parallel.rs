@@ -16,13 +16,14 @@
 use ndarray::{ArrayView, ArrayViewMut, IxDyn};
 
 use crate::check::check_invalid;
-use crate::traverse::Strided;
-use crate::{Element, Error};
+use crate::element::Item;
+use crate::traverse::{Moves, Strided};
+use crate::Error;
 
 /// Encode `view` into `out`, whose length is checked: `whole(view, out)` runs the
 /// sequential encoding of any view; `window(memory, window, out)` that of a window of the
 /// stream of one memory slice. On the pool, each runs on its parts.
-pub(crate) fn encode<A: Element>(
+pub(crate) fn encode<A: Item>(
     view: ArrayView<'_, A, IxDyn>,
     out: &mut [u8],
     whole: impl Fn(ArrayView<'_, A, IxDyn>, &mut [u8]) + Sync,
@@ -41,7 +42,7 @@ pub(crate) fn encode<A: Element>(
 /// sequential decoding of any view; `part(part, stream, out)` that of a part of one memory
 /// slice placed at `out` in a stream with strides `stream`, answering whether its bytes
 /// were valid. The error is the first invalid byte of the stream, whichever part met it.
-pub(crate) fn decode<A: Element>(
+pub(crate) fn decode<A: Item>(
     view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     whole: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[u8]) -> Result<(), Error> + Sync,
@@ -56,21 +57,22 @@ pub(crate) fn decode<A: Element>(
     whole(view, bytes)
 }
 
-/// The first byte of `bytes` that is no valid encoding of `A`, as [`check_invalid`].
-pub(crate) fn check<A: Element>(bytes: &[u8]) -> Result<(), Error> {
+/// The first byte of `bytes` that is no valid encoding of `T` (a unit, or a type that
+/// decodes as itself), as [`check_invalid`].
+pub(crate) fn check<T: Moves>(bytes: &[u8]) -> Result<(), Error> {
     #[cfg(feature = "rayon")]
     if pool::worth(bytes.len()) {
-        return pool::check::<A>(bytes);
+        return pool::check::<T>(bytes);
     }
-    check_invalid::<A::In>(bytes, 0)
+    check_invalid::<T>(bytes, 0)
 }
 
-/// `read(bytes, dst)` on the encoded `bytes` of the elements `dst`, of checked length.
-pub(crate) fn read<A: Element>(bytes: &[u8], dst: &mut [A], read: impl Fn(&[u8], &mut [A]) + Sync) {
+/// `read(bytes, dst)` on the encoded `bytes` of the units `dst`, of checked length.
+pub(crate) fn read<T: Moves>(bytes: &[u8], dst: &mut [T], read: impl Fn(&[u8], &mut [T]) + Sync) {
     #[cfg(feature = "rayon")]
     if pool::worth(bytes.len()) {
-        let per = pool::per_task::<A>(dst.len());
-        return pool::zip(bytes, per * A::SIZE, dst, per, read);
+        let per = pool::per_task::<T>(dst.len());
+        return pool::zip(bytes, per * T::SIZE, dst, per, read);
     }
     read(bytes, dst)
 }
@@ -107,12 +109,13 @@ mod pool {
     use rayon::prelude::*;
 
     use crate::check::check_invalid;
+    use crate::element::Item;
     use crate::traverse::plan::{last_long_axis, memory_order, Split, MAX_AXES};
-    use crate::traverse::{self, reorders, Strided};
-    use crate::{Element, Error};
+    use crate::traverse::{self, reorders, Moves, Strided};
+    use crate::Error;
 
     /// [`super::encode`] on the pool.
-    pub(super) fn encode<A: Element>(
+    pub(super) fn encode<A: Item>(
         view: ArrayView<'_, A, IxDyn>,
         out: &mut [u8],
         whole: &(impl Fn(ArrayView<'_, A, IxDyn>, &mut [u8]) + Sync),
@@ -120,7 +123,7 @@ mod pool {
     ) {
         if let Some(slice) = view.to_slice() {
             let per = per_task::<A>(slice.len());
-            return zip(slice, per, out, per * A::SIZE, |s, d| {
+            return zip(slice, per, out, per * A::BYTES, |s, d| {
                 whole(ArrayView::from(s).into_dyn(), d)
             });
         }
@@ -132,9 +135,9 @@ mod pool {
             Some(_) => whole(view, out),
             // Not one memory slice: in parts that are runs of the stream, of whole blocks where
             // the traversal moves it in tiles of its lanes.
-            None => match parts(view, A::SIZE, per_task::<A>(out.len() / A::SIZE)) {
+            None => match parts(view, A::BYTES, per_task::<A>(out.len() / A::BYTES)) {
                 Ok((parts, per)) => {
-                    each(parts, out.par_chunks_mut(per * A::SIZE), |part, piece| {
+                    each(parts, out.par_chunks_mut(per * A::BYTES), |part, piece| {
                         whole(part, piece);
                         true
                     });
@@ -145,7 +148,7 @@ mod pool {
     }
 
     /// [`super::decode`] on the pool.
-    pub(super) fn decode<A: Element>(
+    pub(super) fn decode<A: Item>(
         mut view: ArrayViewMut<'_, A, IxDyn>,
         bytes: &[u8],
         whole: &(impl Fn(ArrayViewMut<'_, A, IxDyn>, &[u8]) -> Result<(), Error> + Sync),
@@ -156,17 +159,19 @@ mod pool {
             let pieces = slice
                 .chunks_mut(per)
                 .map(|d| ArrayViewMut::from(d).into_dyn());
-            each(pieces.collect(), bytes.par_chunks(per * A::SIZE), |d, s| {
-                whole(d, s).is_ok()
-            })
+            each(
+                pieces.collect(),
+                bytes.par_chunks(per * A::BYTES),
+                |d, s| whole(d, s).is_ok(),
+            )
         } else if view.as_slice_memory_order_mut().is_some() {
             halves(view, part)
         } else {
             // Not one memory slice: in parts that are runs of the stream, of whole blocks where
             // the traversal moves it in tiles of its lanes.
             let least = per_task::<A>(view.len());
-            match parts(view, A::SIZE, least) {
-                Ok((parts, per)) => each(parts, bytes.par_chunks(per * A::SIZE), |part, piece| {
+            match parts(view, A::BYTES, least) {
+                Ok((parts, per)) => each(parts, bytes.par_chunks(per * A::BYTES), |part, piece| {
                     whole(part, piece).is_ok()
                 }),
                 Err(view) => return whole(view, bytes),
@@ -180,9 +185,9 @@ mod pool {
     }
 
     /// [`super::check`] on the pool, in equal parts.
-    pub(super) fn check<A: Element>(bytes: &[u8]) -> Result<(), Error> {
-        let per = per_task::<A>(bytes.len() / A::SIZE) * A::SIZE;
-        try_chunks(bytes, per, |i, part| check_invalid::<A::In>(part, i * per))
+    pub(super) fn check<T: Moves>(bytes: &[u8]) -> Result<(), Error> {
+        let per = per_task::<T>(bytes.len() / T::SIZE) * T::SIZE;
+        try_chunks(bytes, per, |i, part| check_invalid::<T>(part, i * per))
     }
 
     /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
@@ -208,9 +213,11 @@ mod pool {
     const TASK_BYTES: usize = 256 * 1024;
 
     /// Elements per task for a conversion of `len` elements: enough tasks to balance the pool.
-    pub(super) fn per_task<A: Element>(len: usize) -> usize {
+    pub(super) fn per_task<T>(len: usize) -> usize {
         let tasks = 4 * rayon::current_num_threads();
-        (len / tasks).max(TASK_BYTES / A::SIZE).max(1)
+        (len / tasks)
+            .max(TASK_BYTES / std::mem::size_of::<T>().max(1))
+            .max(1)
     }
 
     /// The error with the lowest byte offset, so that the answer does not depend on timing.
@@ -254,8 +261,8 @@ mod pool {
     }
 
     /// `f(window, its bytes)` on consecutive windows of the stream of `strided`, each with its
-    /// own part of `out` (`A::SIZE` bytes per element).
-    pub(super) fn windows<A: Element>(
+    /// own part of `out` (`A::BYTES` bytes per element).
+    pub(super) fn windows<A: Item>(
         strided: Strided,
         out: &mut [u8],
         f: impl Fn(&Strided, &mut [u8]) + Sync,
@@ -267,7 +274,7 @@ mod pool {
             per_task::<A>(strided.len()),
             0,
             &mut |window, _| {
-                let (part, tail) = std::mem::take(&mut rest).split_at_mut(window.len() * A::SIZE);
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(window.len() * A::BYTES);
                 jobs.push((window, part));
                 rest = tail;
             },
@@ -300,7 +307,7 @@ mod pool {
     /// interleaved, viewed (2, 0, 1)), reads all of the memory of the planes for each plane,
     /// one element in four of it, slower on the pool than one thread in tiles
     /// (benches/README.md, Design measurements).
-    pub(super) fn windows_keep_tiles<A: Element>(strided: &Strided) -> bool {
+    pub(super) fn windows_keep_tiles<A: Item>(strided: &Strided) -> bool {
         traverse::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
     }
 
@@ -313,7 +320,7 @@ mod pool {
     /// A part of a Fortran-order array reads each stream row in a run as wide as the part, so
     /// parts are not cut finer than the pool needs: cut down to 256 KiB whatever the pool,
     /// the parts were narrow and decoded slower (benches/README.md, Design measurements).
-    pub(super) fn halves<A: Element>(
+    pub(super) fn halves<A: Item>(
         view: ArrayViewMut<'_, A, IxDyn>,
         f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync,
     ) -> bool {
@@ -324,7 +331,7 @@ mod pool {
     }
 
     /// The recursion of [`halves`].
-    fn split<A: Element, F>(
+    fn split<A: Item, F>(
         view: ArrayViewMut<'_, A, IxDyn>,
         stream: &[usize],
         out: usize,

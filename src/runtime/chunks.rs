@@ -9,6 +9,7 @@ use std::ops::Range;
 use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
 use crate::check::{checked_len, checked_size};
+use crate::element::Item;
 use crate::typed::grid::engine;
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
@@ -17,7 +18,7 @@ use crate::typed::grid::part::{
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::Subset;
 use crate::typed::region::{self, decode_region_dyn};
-use crate::{ChunkGrid, DynArray, DynArrayView, DynArrayViewMut, Element, Endian, Error};
+use crate::{ChunkGrid, DynArray, DynArrayView, DynArrayViewMut, Endian, Error};
 
 pub(crate) use crate::typed::grid::part::Kind;
 
@@ -32,15 +33,15 @@ pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Sli
 
 /// Work on the elements of a [`DynArray`] whose variant holds an array of an [`Element`]
 /// type, as [`DynArray::elements`] hands them over.
-pub(crate) trait Elements<'a>: Sized {
+pub(crate) trait Elements: Sized {
     type Out;
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out;
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out;
 }
 
 /// [`Elements`], on a mutable array.
-pub(crate) trait ElementsMut<'a>: Sized {
+pub(crate) trait ElementsMut: Sized {
     type Out;
-    fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out;
+    fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out;
 }
 
 /// The region and chunk shape of a variant's array: for raw elements, with the axis of
@@ -72,12 +73,12 @@ struct EncodeWhole {
     endian: Endian,
 }
 
-impl<'a> Elements<'a> for EncodeWhole {
+impl Elements for EncodeWhole {
     type Out = Result<Vec<u8>, Error>;
 
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
         let shape = a.shape().to_vec();
-        let mut out = vec![0u8; checked_len(&shape, A::SIZE)? * A::SIZE];
+        let mut out = vec![0u8; checked_len(&shape, A::BYTES)? * A::BYTES];
         encode_part(a, &kind, &shape, &[], self.endian, &mut out)?;
         Ok(out)
     }
@@ -97,10 +98,10 @@ struct FillCheck<'r> {
     endian: Endian,
 }
 
-impl<'a> Elements<'a> for FillCheck<'_> {
+impl Elements for FillCheck<'_> {
     type Out = bool;
 
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> bool {
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> bool {
         let pattern = Fill::new(&fill_elements(&kind, self.fill, self.endian));
         match kind {
             Kind::Records => pattern.fills_records(a),
@@ -162,14 +163,14 @@ struct EncodeChunk<'r> {
     endian: Endian,
 }
 
-impl<'a> Elements<'a> for EncodeChunk<'_> {
+impl Elements for EncodeChunk<'_> {
     type Out = Result<Vec<u8>, Error>;
 
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
         region::check(logical(&kind, a.shape()), self.region)?;
         let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
         let part = a.slice_each_axis(slicer(&region));
-        let mut out = vec![0u8; chunk_len(part.shape(), &chunk, A::SIZE)?];
+        let mut out = vec![0u8; chunk_len(part.shape(), &chunk, A::BYTES)?];
         encode_part(part, &kind, &chunk, self.fill, self.endian, &mut out)?;
         Ok(out)
     }
@@ -183,15 +184,15 @@ struct DecodeChunk<'r> {
     endian: Endian,
 }
 
-impl<'a> ElementsMut<'a> for DecodeChunk<'_> {
+impl ElementsMut for DecodeChunk<'_> {
     type Out = Result<(), Error>;
 
-    fn visit<A: Element>(self, mut a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
+    fn visit<A: Item>(self, mut a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
         region::check(logical(&kind, a.shape()), self.region)?;
         let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
         let part = a.slice_each_axis_mut(slicer(&region));
         check_part(part.shape(), &chunk)?;
-        checked_size(&chunk, A::SIZE, self.bytes)?;
+        checked_size(&chunk, A::BYTES, self.bytes)?;
         let corner = corner(part.shape());
         let mut scratch = Vec::new();
         decode_part(
@@ -234,7 +235,7 @@ struct EncodeSubset<'r, S, R, E> {
     error: PhantomData<fn() -> E>,
 }
 
-impl<'a, E, S, R> Elements<'a> for EncodeSubset<'_, S, R, E>
+impl<E, S, R> Elements for EncodeSubset<'_, S, R, E>
 where
     E: From<Error> + Send,
     S: Sink<E>,
@@ -242,7 +243,7 @@ where
 {
     type Out = Result<(), E>;
 
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out {
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
         let mut records = None;
         let subset = subset_of(&kind, self.subset, a.shape(), &mut records)?;
         let (fill, endian) = (self.fill, self.endian);
@@ -258,7 +259,7 @@ struct DecodeSubset<'r, F> {
     source: &'r F,
 }
 
-impl<'a, E, F, B> ElementsMut<'a> for DecodeSubset<'_, F>
+impl<E, F, B> ElementsMut for DecodeSubset<'_, F>
 where
     E: From<Error> + Send,
     B: AsRef<[u8]>,
@@ -266,7 +267,7 @@ where
 {
     type Out = Result<(), E>;
 
-    fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
+    fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
         let mut records = None;
         let subset = subset_of(&kind, self.subset, a.shape(), &mut records)?;
         let fill = fill_elements(&kind, self.fill, self.endian);

@@ -4,16 +4,17 @@
 use std::num::NonZeroUsize;
 use std::ops::Range;
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewMut, CowArray, IxDyn};
 use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
-use crate::element::Narrow;
+use crate::element::{in_units, out_units, Narrow};
 use crate::metadata::fill;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
 use crate::typed::decode::zeroed;
+use crate::typed::encode::encode_vec;
 use crate::typed::region;
 use crate::{BytesDecode, BytesEncode, DataType, Element, Endian, Error};
 use crate::{FixedLength, MetadataError, ScaleFactor, StructArray, TimeUnit};
@@ -36,7 +37,7 @@ macro_rules! encode_fixed {
         encode_narrow($a, $bits, DataType::$variant, $endian)?
     };
     ($a:expr, $endian:expr, $variant:ident, $t:ty) => {
-        crate::typed::encode::encode_vec($a.view(), $endian)?
+        encode_units($a, $endian)?
     };
 }
 
@@ -76,14 +77,18 @@ macro_rules! real_values {
     }};
 }
 
-/// What sets a variant's elements apart, for the chunk code.
+/// What sets a variant's elements apart, for the chunk code, which sees them as their
+/// units: the sub-byte integers as bytes holding the bits of an `i8` or a `u8`.
 macro_rules! kind {
     ($variant:ident, $t:ty; $bits:literal bits) => {
         Kind::Narrow {
             data_type: DataType::$variant,
             bits: $bits,
-            widen: |x: $t| Narrow::widen(x, $bits),
-            misfit: |x: $t| (Narrow::widen(x, $bits) != x).then(|| x.into()),
+            widen: |x: u8| Narrow::widen(x as $t, $bits) as u8,
+            misfit: |x: u8| {
+                let value = x as $t;
+                (Narrow::widen(value, $bits) != value).then(|| value.into())
+            },
         }
     };
     ($variant:ident, $t:ty) => {
@@ -417,12 +422,12 @@ macro_rules! dyn_array {
 
             /// `v.visit` on the array of an element type that this variant holds; `v` back
             /// for text and structs.
-            pub(crate) fn elements<'a, V: Elements<'a>>(&'a self, v: V) -> Result<V::Out, V> {
+            pub(crate) fn elements<V: Elements>(&self, v: V) -> Result<V::Out, V> {
                 Ok(match self {
-                    $(DynArray::$variant(a) => v.visit(a.view(), kind!($variant, $($element)*)),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view(), Kind::Records),
+                    $(DynArray::$variant(a) => visit_out(v, a, kind!($variant, $($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => visit_out(v, &a.bytes, Kind::Records),
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-                        v.visit(values.view(), Kind::Plain)
+                        visit_out(v, values, Kind::Plain)
                     }
                     DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => {
                         return Err(v)
@@ -431,12 +436,12 @@ macro_rules! dyn_array {
             }
 
             /// [`elements`](Self::elements), mutable.
-            pub(crate) fn elements_mut<'a, V: ElementsMut<'a>>(&'a mut self, v: V) -> Result<V::Out, V> {
+            pub(crate) fn elements_mut<V: ElementsMut>(&mut self, v: V) -> Result<V::Out, V> {
                 Ok(match self {
-                    $(DynArray::$variant(a) => v.visit(a.view_mut(), kind!($variant, $($element)*)),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => v.visit(a.bytes.view_mut(), Kind::Records),
+                    $(DynArray::$variant(a) => visit_in(v, a, kind!($variant, $($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => visit_in(v, &mut a.bytes, Kind::Records),
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-                        v.visit(values.view_mut(), Kind::Plain)
+                        visit_in(v, values, Kind::Plain)
                     }
                     DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => {
                         return Err(v)
@@ -645,9 +650,9 @@ macro_rules! dyn_array {
             pub(crate) fn encode(&self, endian: Endian) -> Result<Vec<u8>, Error> {
                 Ok(match self {
                     $(DynArray::$variant(a) => encode_fixed!(a, endian, $variant, $($element)*),)*
-                    DynArray::RawBits(a) | DynArray::RawBytes(a) => crate::typed::encode::encode_vec(a.bytes.view(), endian)?,
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => encode_units(&a.bytes, endian)?,
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-                        crate::typed::encode::encode_vec(values.view(), endian)?
+                        encode_units(values, endian)?
                     }
                     DynArray::FixedLengthUtf32(s) => text::encode_utf32(s, endian)?,
                     DynArray::NullTerminatedBytes(s) => text::encode_terminated(s)?,
@@ -757,10 +762,71 @@ fn encode_narrow<A: Narrow>(
             value: x.into(),
         });
     }
-    let mut bytes = crate::typed::encode::encode_vec(a.view(), endian)?;
+    let mut bytes = encode_units(a, endian)?;
     let used = 0xff >> (8 - bits);
     bytes.iter_mut().for_each(|b| *b &= used);
     Ok(bytes)
+}
+
+/// `a` as the units its elements move as when encoded: its memory as it is where it is one
+/// slice, else a copy in C order (an array made of part of another, with gaps).
+fn out_array<A: Element>(a: &ArrayD<A>) -> CowArray<'_, A::Out, IxDyn> {
+    match out_units(a.view()) {
+        Ok(units) => CowArray::from(units),
+        Err(view) => CowArray::from(view.map(|&x| x.out())),
+    }
+}
+
+/// Encode `a` as the units its elements move as ([`out_array`]).
+fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
+    encode_vec(out_array(a).view(), endian)
+}
+
+/// `v.visit` on `a` as the units its elements move as when encoded ([`out_array`]): every
+/// element type of one unit is visited by one instance of the visitor.
+fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
+    v.visit(out_array(a).view(), kind)
+}
+
+/// `a` as the units its elements move as when decoded into: its memory as it is where it is
+/// one slice, else a copy in C order, copied back by [`InArray::finish`].
+enum InArray<'a, A: Element> {
+    Units(ArrayViewMut<'a, A::In, IxDyn>),
+    Copy(ArrayViewMut<'a, A, IxDyn>, ArrayD<A::In>),
+}
+
+impl<'a, A: Element> InArray<'a, A> {
+    fn of(a: &'a mut ArrayD<A>) -> Self {
+        match in_units(a.view_mut()) {
+            Ok(units) => InArray::Units(units),
+            Err(view) => {
+                let copy = view.map(|&x| x.to_in());
+                InArray::Copy(view, copy)
+            }
+        }
+    }
+
+    fn view_mut(&mut self) -> ArrayViewMut<'_, A::In, IxDyn> {
+        match self {
+            InArray::Units(units) => units.view_mut(),
+            InArray::Copy(_, copy) => copy.view_mut(),
+        }
+    }
+
+    /// Copy what was decoded into a copy back into the array.
+    fn finish(self) {
+        if let InArray::Copy(mut view, copy) = self {
+            view.zip_mut_with(&copy, |x, &u| *x = A::from_in(u));
+        }
+    }
+}
+
+/// `v.visit` on `a` as the units its elements move as when decoded into ([`InArray`]).
+fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
+    let mut units = InArray::of(a);
+    let out = v.visit(units.view_mut(), kind);
+    units.finish();
+    out
 }
 
 impl<const N: usize> From<ArrayD<[u8; N]>> for DynArray {

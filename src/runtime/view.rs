@@ -9,9 +9,10 @@ use std::ops::Range;
 
 use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, IxDyn, RawData};
 
+use crate::element::Item;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::typed::region;
-use crate::{DataType, DynArray, Element, Error};
+use crate::{DataType, DynArray, Error};
 
 /// A region of a [`DynArray`] and an order of its axes: where a view's elements are.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -274,7 +275,7 @@ impl<'a> DynArrayView<'a> {
 
     /// `v.visit` on the view of the element array the owner holds; `v` back for text and
     /// structs.
-    pub(crate) fn elements<V: Elements<'a>>(&self, v: V) -> Result<V::Out, V> {
+    pub(crate) fn elements<V: Elements>(&self, v: V) -> Result<V::Out, V> {
         let through = Through {
             window: &self.window,
             inner: v,
@@ -397,7 +398,7 @@ impl<'a> DynArrayViewMut<'a> {
     }
 
     /// [`DynArrayView::elements`], mutable.
-    pub(crate) fn elements_mut<'b, V: ElementsMut<'b>>(&'b mut self, v: V) -> Result<V::Out, V> {
+    pub(crate) fn elements_mut<V: ElementsMut>(&mut self, v: V) -> Result<V::Out, V> {
         let through = Through {
             window: &self.window,
             inner: v,
@@ -412,18 +413,18 @@ struct Through<'w, V> {
     inner: V,
 }
 
-impl<'a, V: Elements<'a>> Elements<'a> for Through<'_, V> {
+impl<V: Elements> Elements for Through<'_, V> {
     type Out = V::Out;
 
-    fn visit<A: Element>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> V::Out {
+    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(self.window.apply(a), kind)
     }
 }
 
-impl<'a, V: ElementsMut<'a>> ElementsMut<'a> for Through<'_, V> {
+impl<V: ElementsMut> ElementsMut for Through<'_, V> {
     type Out = V::Out;
 
-    fn visit<A: Element>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> V::Out {
+    fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(self.window.apply(a), kind)
     }
 }

@@ -24,6 +24,8 @@ pub trait AsUnits: Sized {
     fn out(self) -> Self::Out;
     /// One element from its unit, decoded.
     fn from_in(x: Self::In) -> Self;
+    /// One element as its unit, to decode into.
+    fn to_in(self) -> Self::In;
 }
 
 /// The unit of N words `W`: what an element of that many words moves as.

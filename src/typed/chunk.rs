@@ -4,9 +4,10 @@
 
 use std::ops::Range;
 
-use ndarray::{Array, ArrayBase, Data, DataMut, Dimension};
+use ndarray::{Array, ArrayBase, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
 
 use crate::check::{checked_len, checked_size};
+use crate::element::{in_units, out_units};
 use crate::typed::decode::zeroed;
 use crate::typed::grid::engine::{self, unstored};
 use crate::typed::grid::fill::{fill_bytes, Fill};
@@ -522,8 +523,10 @@ where
             });
         }
         let fill = fill_bytes(fill, endian);
-        let part = self.view().into_dyn();
-        encode_part(part, &Kind::Plain, chunk_shape, &fill, endian, out)
+        match out_units(self.view().into_dyn()) {
+            Ok(units) => encode_part(units, &Kind::Plain, chunk_shape, &fill, endian, out),
+            Err(part) => encode_part(part, &Kind::Plain, chunk_shape, &fill, endian, out),
+        }
     }
 
     fn encode_zarr_chunks<E, F>(
@@ -543,7 +546,10 @@ where
     }
 
     fn is_zarr_fill(&self, fill: A) -> bool {
-        Fill::new(&[fill]).fills(self.view().into_dyn())
+        match out_units(self.view().into_dyn()) {
+            Ok(units) => Fill::new(&[fill.out()]).fills(units),
+            Err(view) => Fill::new(&[fill]).fills(view),
+        }
     }
 
     fn encode_zarr_chunks_sparse<E, F>(
@@ -598,9 +604,11 @@ where
     K: Sink<E>,
     R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
-    let view = array.view().into_dyn();
     let fill = fill_bytes(fill, endian);
-    engine::encode(view, subset, &Kind::Plain, &fill, endian, sink, stored)
+    match out_units(array.view().into_dyn()) {
+        Ok(units) => engine::encode(units, subset, &Kind::Plain, &fill, endian, sink, stored),
+        Err(view) => engine::encode(view, subset, &Kind::Plain, &fill, endian, sink, stored),
+    }
 }
 
 impl<A, D> ChunkDecode for Array<A, D>
@@ -664,9 +672,29 @@ where
     }
     checked_len(subset.grid().chunk_shape(), A::SIZE)?;
     let mut array = zeroed::<A, D>(shape)?;
-    let view = array.view_mut().into_dyn();
-    engine::decode(view, subset, &Kind::Plain, &[fill], endian, source)?;
+    decode_plain(array.view_mut().into_dyn(), subset, fill, endian, source)?;
     Ok(array)
+}
+
+/// Decode the chunks `subset` touches into `view`, of elements, as the units they move as
+/// where its memory is one slice.
+fn decode_plain<A, E, F, B>(
+    view: ArrayViewMut<'_, A, IxDyn>,
+    subset: &Subset<'_>,
+    fill: A,
+    endian: Endian,
+    source: &F,
+) -> Result<(), E>
+where
+    A: Element,
+    E: From<Error> + Send,
+    B: AsRef<[u8]>,
+    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
+{
+    match in_units(view) {
+        Ok(units) => engine::decode(units, subset, &Kind::Plain, &[fill.to_in()], endian, source),
+        Err(view) => engine::decode(view, subset, &Kind::Plain, &[fill], endian, source),
+    }
 }
 
 impl<A, S, D> ChunkDecodeInto for ArrayBase<S, D>
@@ -686,16 +714,27 @@ where
         check_part(self.shape(), chunk_shape)?;
         checked_size(chunk_shape, A::SIZE, bytes)?;
         let region = corner(self.shape());
-        let part = self.view_mut().into_dyn();
-        decode_part(
-            part,
-            &Kind::Plain,
-            chunk_shape,
-            &region,
-            bytes,
-            endian,
-            &mut Vec::new(),
-        )
+        let scratch = &mut Vec::new();
+        match in_units(self.view_mut().into_dyn()) {
+            Ok(units) => decode_part(
+                units,
+                &Kind::Plain,
+                chunk_shape,
+                &region,
+                bytes,
+                endian,
+                scratch,
+            ),
+            Err(part) => decode_part(
+                part,
+                &Kind::Plain,
+                chunk_shape,
+                &region,
+                bytes,
+                endian,
+                scratch,
+            ),
+        }
     }
 
     fn decode_zarr_chunks_into<E, F, B>(
@@ -711,9 +750,8 @@ where
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
         grid.check_array(self.shape())?;
-        let view = self.view_mut().into_dyn();
         let subset = Subset::whole(grid);
-        engine::decode(view, &subset, &Kind::Plain, &[fill], endian, &source)
+        decode_plain(self.view_mut().into_dyn(), &subset, fill, endian, &source)
     }
 
     fn decode_zarr_subset_into<E, F, B>(
@@ -730,7 +768,6 @@ where
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
         let subset = Subset::at(grid, origin, self.shape())?;
-        let view = self.view_mut().into_dyn();
-        engine::decode(view, &subset, &Kind::Plain, &[fill], endian, &source)
+        decode_plain(self.view_mut().into_dyn(), &subset, fill, endian, &source)
     }
 }

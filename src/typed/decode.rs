@@ -5,6 +5,7 @@ use std::io::{self, Read};
 use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
 
 use crate::check::{check_invalid, checked_len, checked_length, into_array};
+use crate::element::{in_units, Item};
 use crate::parallel;
 use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
@@ -156,7 +157,7 @@ where
 {
     fn decode_zarr_bytes_into(&mut self, bytes: &[u8], endian: Endian) -> Result<(), Error> {
         checked_length::<A>(self.shape(), bytes)?;
-        decode(self.view_mut().into_dyn(), bytes, endian)
+        decode_elements(self.view_mut().into_dyn(), bytes, endian)
     }
 }
 
@@ -167,7 +168,7 @@ const CHECK_STEP: usize = 64 * 1024;
 /// Decode `bytes`, which start at byte `at` of the stream, into `dst`, validating as it
 /// converts: one pass over memory. After an invalid byte, the elements of its step and
 /// those before may be written.
-fn read_checked<A: Element>(
+fn read_checked<A: Item>(
     bytes: &[u8],
     at: usize,
     endian: Endian,
@@ -179,14 +180,14 @@ fn read_checked<A: Element>(
         A::read(bytes, endian, dst);
         return Ok(());
     }
-    let per = (CHECK_STEP / A::SIZE).max(1);
+    let per = (CHECK_STEP / A::BYTES).max(1);
     for (i, (src, d)) in bytes
-        .chunks(per * A::SIZE)
+        .chunks(per * A::BYTES)
         .zip(dst.chunks_mut(per))
         .enumerate()
     {
         if !A::read_valid(src, endian, d) {
-            check_invalid::<A::In>(src, at + i * per * A::SIZE)?;
+            check_invalid::<A::In>(src, at + i * per * A::BYTES)?;
         }
     }
     Ok(())
@@ -194,24 +195,25 @@ fn read_checked<A: Element>(
 
 /// An array of `shape`, of the rank of `D`, of zeroed memory: the allocator's, which the
 /// system hands over as zero pages rather than writing it.
-pub(crate) fn zeroed<A: Element, D: Dimension>(shape: &[usize]) -> Result<Array<A, D>, Error> {
-    let len = checked_len(shape, A::SIZE)?;
+pub(crate) fn zeroed<A: Item, D: Dimension>(shape: &[usize]) -> Result<Array<A, D>, Error> {
+    let len = checked_len(shape, A::BYTES)?;
     let mut dim = D::zeros(shape.len());
     dim.slice_mut().copy_from_slice(shape);
     into_array(dim, bytemuck::allocation::zeroed_vec(len))
 }
 
 /// The checked elements of `bytes` in C order, in their only allocation.
-pub(crate) fn decode_vec<A: Element>(
+pub(crate) fn decode_vec<A: Item>(
     bytes: &[u8],
     shape: &[usize],
     endian: Endian,
 ) -> Result<Vec<A>, Error> {
-    // Validate, then allocate, then convert what is known valid.
+    // Validate, then allocate, then convert what is known valid, as units.
     let len = checked_length::<A>(shape, bytes)?;
-    parallel::check::<A>(bytes)?;
+    parallel::check::<A::In>(bytes)?;
     let mut elements = bytemuck::zeroed_vec::<A>(len);
-    parallel::read(bytes, &mut elements, |s, d| A::read(s, endian, d));
+    let swap = endian != Endian::NATIVE;
+    parallel::read(bytes, A::ins(&mut elements), |s, d| A::In::read(s, swap, d));
     Ok(elements)
 }
 
@@ -239,9 +241,23 @@ fn fill(
     Ok(())
 }
 
+/// Decode `bytes`, of checked length, into `view`, of elements, as the units its elements
+/// move as where its memory is one slice: the element types of one unit share the code
+/// below ([`decode`]).
+pub(crate) fn decode_elements<A: Element>(
+    view: ArrayViewMut<'_, A, IxDyn>,
+    bytes: &[u8],
+    endian: Endian,
+) -> Result<(), Error> {
+    match in_units(view) {
+        Ok(units) => decode(units, bytes, endian),
+        Err(view) => decode(view, bytes, endian),
+    }
+}
+
 /// Decode `bytes`, of checked length, into `view`: on the thread pool in parts when it is
 /// large and the `rayon` feature is on.
-pub(crate) fn decode<A: Element>(
+pub(crate) fn decode<A: Item>(
     view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
@@ -255,7 +271,7 @@ pub(crate) fn decode<A: Element>(
 }
 
 /// Decode `bytes`, of checked length, into `view` on the calling thread.
-fn decode_sequential<A: Element>(
+fn decode_sequential<A: Item>(
     mut view: ArrayViewMut<'_, A, IxDyn>,
     bytes: &[u8],
     endian: Endian,
@@ -273,7 +289,7 @@ fn decode_sequential<A: Element>(
 /// Decode into `part`, one slice of memory placed at `out` in the stream with strides
 /// `stream`, from `bytes`, validating them as they move: `false` if one of its bytes is
 /// no valid encoding, and then the part may be partly written.
-fn decode_part<A: Element>(
+fn decode_part<A: Item>(
     mut part: ArrayViewMut<'_, A, IxDyn>,
     stream: &[usize],
     out: usize,
@@ -300,7 +316,7 @@ fn decode_part<A: Element>(
                     .map(|(i, s)| i * s)
                     .sum::<usize>();
             A::read_valid(
-                &bytes[at * A::SIZE..(at + 1) * A::SIZE],
+                &bytes[at * A::BYTES..(at + 1) * A::BYTES],
                 endian,
                 std::slice::from_mut(x),
             )

@@ -5,6 +5,7 @@ use std::io::Write;
 use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
 use crate::check::checked_len;
+use crate::element::{out_units, Item};
 use crate::parallel;
 use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
@@ -107,7 +108,11 @@ where
     D: Dimension,
 {
     fn to_zarr_bytes(&self, endian: Endian) -> Vec<u8> {
-        encode_vec(self.view().into_dyn(), endian).expect("encoded size exceeds isize::MAX bytes")
+        let len =
+            checked_len(self.shape(), A::SIZE).expect("encoded size exceeds isize::MAX bytes");
+        let mut out = vec![0u8; len * A::SIZE];
+        encode_elements(self.view().into_dyn(), endian, &mut out);
+        out
     }
 
     fn encode_zarr_bytes_into(&self, out: &mut [u8], endian: Endian) -> Result<(), Error> {
@@ -118,51 +123,64 @@ where
                 actual: out.len(),
             });
         }
-        encode(self.view().into_dyn(), endian, out);
+        encode_elements(self.view().into_dyn(), endian, out);
         Ok(())
     }
 
-    fn write_zarr_bytes<W: Write>(&self, mut writer: W, endian: Endian) -> Result<(), Error> {
+    fn write_zarr_bytes<W: Write>(&self, writer: W, endian: Endian) -> Result<(), Error> {
         let len = checked_len(self.shape(), A::SIZE)?;
         if A::is_verbatim(endian) {
             if let Some(bytes) = self.as_slice().and_then(A::as_bytes) {
+                let mut writer = writer;
                 return Ok(writer.write_all(bytes)?);
             }
         }
-        let view = self.view().into_dyn();
-        let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
-        let per_window = match &one_slice {
-            Some((strided, _)) => write_window::<A>(Some(strided)),
-            // Moved in tiles of its lanes, as deep as the window is.
-            None if traverse::reorders(view.shape(), view.strides()) => {
-                (TILED_WRITE_BUFFER_SIZE / A::SIZE).max(1)
-            }
-            None => write_window::<A>(None),
-        };
-        let mut buffer = vec![0u8; per_window.min(len) * A::SIZE];
-        let mut result = Ok(());
-        match one_slice {
-            // One memory slice: windows are index arithmetic, and each keeps the tiling.
-            Some((strided, memory)) => {
-                let mut scratch = Scratch::default();
-                traverse::windows(strided, per_window, 0, &mut |window, _| {
-                    if result.is_ok() {
-                        let bytes = &mut buffer[..window.len() * A::SIZE];
-                        encode_strided(memory, &window, endian, bytes, &mut scratch);
-                        result = writer.write_all(bytes);
-                    }
-                });
-            }
-            None => traverse::windows(view, per_window, 0, &mut |piece, _| {
+        match out_units(self.view().into_dyn()) {
+            Ok(units) => write_items(units, len, writer, endian),
+            Err(view) => write_items(view, len, writer, endian),
+        }
+    }
+}
+
+/// Encode `view`, of `len` items, to `writer` in windows of the stream.
+fn write_items<A: Item, W: Write>(
+    view: ArrayView<'_, A, IxDyn>,
+    len: usize,
+    mut writer: W,
+    endian: Endian,
+) -> Result<(), Error> {
+    let one_slice = Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order());
+    let per_window = match &one_slice {
+        Some((strided, _)) => write_window::<A>(Some(strided)),
+        // Moved in tiles of its lanes, as deep as the window is.
+        None if traverse::reorders(view.shape(), view.strides()) => {
+            (TILED_WRITE_BUFFER_SIZE / A::BYTES).max(1)
+        }
+        None => write_window::<A>(None),
+    };
+    let mut buffer = vec![0u8; per_window.min(len) * A::BYTES];
+    let mut result = Ok(());
+    match one_slice {
+        // One memory slice: windows are index arithmetic, and each keeps the tiling.
+        Some((strided, memory)) => {
+            let mut scratch = Scratch::default();
+            traverse::windows(strided, per_window, 0, &mut |window, _| {
                 if result.is_ok() {
-                    let bytes = &mut buffer[..piece.len() * A::SIZE];
-                    encode(piece, endian, bytes);
+                    let bytes = &mut buffer[..window.len() * A::BYTES];
+                    encode_strided(memory, &window, endian, bytes, &mut scratch);
                     result = writer.write_all(bytes);
                 }
-            }),
+            });
         }
-        Ok(result?)
+        None => traverse::windows(view, per_window, 0, &mut |piece, _| {
+            if result.is_ok() {
+                let bytes = &mut buffer[..piece.len() * A::BYTES];
+                encode(piece, endian, bytes);
+                result = writer.write_all(bytes);
+            }
+        }),
     }
+    Ok(result?)
 }
 
 /// Tiles deep that a window of `write_zarr_bytes` is cut along the axis the tiles read, in
@@ -175,29 +193,43 @@ const TILES_PER_WINDOW: usize = 2;
 /// layout converted in tiles (`strided`: an array in one memory slice, whose windows keep
 /// the tiles), as many indices of the axis the tiles read along as [`TILES_PER_WINDOW`]
 /// tiles hold, up to [`TILED_WRITE_BUFFER_SIZE`] bytes, when that is more.
-fn write_window<A: Element>(strided: Option<&Strided>) -> usize {
+fn write_window<A: Item>(strided: Option<&Strided>) -> usize {
     let tiled = strided.map_or(0, |s| {
-        let most = TILED_WRITE_BUFFER_SIZE / A::SIZE;
+        let most = TILED_WRITE_BUFFER_SIZE / A::BYTES;
         let depth = TILES_PER_WINDOW * traverse::tile::<A>().rows;
         traverse::tiled_window(s, depth, most)
     });
-    tiled.max(WRITE_BUFFER_SIZE / A::SIZE).max(1)
+    tiled.max(WRITE_BUFFER_SIZE / A::BYTES).max(1)
 }
 
 /// Encode `view` into a new `Vec`, its only allocation.
-pub(crate) fn encode_vec<A: Element>(
+pub(crate) fn encode_vec<A: Item>(
     view: ArrayView<'_, A, IxDyn>,
     endian: Endian,
 ) -> Result<Vec<u8>, Error> {
-    let len = checked_len(view.shape(), A::SIZE)?;
-    let mut out = vec![0u8; len * A::SIZE];
+    let len = checked_len(view.shape(), A::BYTES)?;
+    let mut out = vec![0u8; len * A::BYTES];
     encode(view, endian, &mut out);
     Ok(out)
 }
 
+/// Encode `view`, of elements, into `out`, whose length is already checked, as the units
+/// its elements move as where its memory is one slice: the element types of one unit share
+/// the code below ([`encode`]).
+pub(crate) fn encode_elements<A: Element>(
+    view: ArrayView<'_, A, IxDyn>,
+    endian: Endian,
+    out: &mut [u8],
+) {
+    match out_units(view) {
+        Ok(units) => encode(units, endian, out),
+        Err(view) => encode(view, endian, out),
+    }
+}
+
 /// Encode `view` into `out`, whose length is already checked: on the thread pool in parts
 /// when it is large and the `rayon` feature is on.
-pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
+pub(crate) fn encode<A: Item>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     parallel::encode(
         view,
         out,
@@ -207,7 +239,7 @@ pub(crate) fn encode<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
 }
 
 /// Encode `view` into `out` on the calling thread.
-fn encode_sequential<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
+fn encode_sequential<A: Item>(view: ArrayView<'_, A, IxDyn>, endian: Endian, out: &mut [u8]) {
     match view.as_slice() {
         Some(slice) => A::write(slice, endian, out),
         None => traverse::walk(view, 0, &mut Encoder::new(endian, out)),
@@ -215,7 +247,7 @@ fn encode_sequential<A: Element>(view: ArrayView<'_, A, IxDyn>, endian: Endian, 
 }
 
 /// Encode the elements `strided` describes in `memory` into `out`, reusing `scratch`.
-fn encode_strided<A: Element>(
+fn encode_strided<A: Item>(
     memory: &[A],
     strided: &Strided,
     endian: Endian,

@@ -5,6 +5,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayD, ArrayView, ArrayViewMut, Axis, Data, Dimension, IxDyn, Slice};
 
 use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
+use crate::element::{out_units, Item};
 use crate::traverse::{self, PlanAxis};
 use crate::typed::decode::decode;
 use crate::typed::encode::encode;
@@ -248,7 +249,7 @@ fn slabs(
 /// written. `finish` sees each stretch of them once encoded. Runs that are not one are
 /// encoded a slab at a time into `scratch`, in tiles whatever `part`'s layout, then copied
 /// to their places.
-pub(crate) fn encode_into<A: Element>(
+pub(crate) fn encode_into<A: Item>(
     part: ArrayView<'_, A, IxDyn>,
     chunk: &[usize],
     region: &[Range<usize>],
@@ -257,7 +258,7 @@ pub(crate) fn encode_into<A: Element>(
     scratch: &mut Vec<u8>,
     finish: impl Fn(&mut [u8]),
 ) {
-    let Some(layout) = Runs::of(chunk, region, A::SIZE) else {
+    let Some(layout) = Runs::of(chunk, region, A::BYTES) else {
         encode(part, endian, bytes);
         return finish(bytes);
     };
@@ -277,7 +278,7 @@ pub(crate) fn encode_into<A: Element>(
         finish(encoded);
         let mut at = 0;
         runs(chunk, &slab, |_, offset, len| {
-            let (offset, len) = (offset * A::SIZE, len * A::SIZE);
+            let (offset, len) = (offset * A::BYTES, len * A::BYTES);
             bytes[offset..offset + len].copy_from_slice(&encoded[at..at + len]);
             at += len;
         });
@@ -288,7 +289,7 @@ pub(crate) fn encode_into<A: Element>(
 /// chunk's `bytes`, of checked length, into `part`: only the region's bytes are read, a
 /// slab at a time gathered into `scratch` where they are not one run. Offsets in errors
 /// are the chunk's.
-pub(crate) fn decode_from<A: Element>(
+pub(crate) fn decode_from<A: Item>(
     part: ArrayViewMut<'_, A, IxDyn>,
     chunk: &[usize],
     region: &[Range<usize>],
@@ -296,7 +297,7 @@ pub(crate) fn decode_from<A: Element>(
     endian: Endian,
     scratch: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let Some(layout) = Runs::of(chunk, region, A::SIZE) else {
+    let Some(layout) = Runs::of(chunk, region, A::BYTES) else {
         return decode(part, bytes, endian);
     };
     if layout.len * layout.count == 0 {
@@ -314,11 +315,11 @@ pub(crate) fn decode_from<A: Element>(
     for (rows, slab) in slabs(region, per_index) {
         scratch.clear();
         runs(chunk, &slab, |_, offset, len| {
-            scratch.extend_from_slice(&bytes[offset * A::SIZE..(offset + len) * A::SIZE])
+            scratch.extend_from_slice(&bytes[offset * A::BYTES..(offset + len) * A::BYTES])
         });
         let rows = part.view_mut().slice_axis_move(Axis(0), Slice::from(rows));
         decode(rows, scratch, endian)
-            .map_err(|e| with_offset(e, |at| offset_in_chunk(chunk, &slab, A::SIZE, at)))?;
+            .map_err(|e| with_offset(e, |at| offset_in_chunk(chunk, &slab, A::BYTES, at)))?;
     }
     Ok(())
 }
@@ -451,7 +452,10 @@ where
             actual: array.shape().into(),
         });
     }
-    let part = array.view().into_dyn();
-    encode_into(part, shape, region, endian, chunk, &mut Vec::new(), |_| ());
+    let scratch = &mut Vec::new();
+    match out_units(array.view().into_dyn()) {
+        Ok(units) => encode_into(units, shape, region, endian, chunk, scratch, |_| ()),
+        Err(part) => encode_into(part, shape, region, endian, chunk, scratch, |_| ()),
+    }
     Ok(())
 }

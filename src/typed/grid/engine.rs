@@ -5,6 +5,7 @@
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 
 use crate::check::{checked_len, checked_size};
+use crate::element::Item;
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
     corner, decode_part, encode_part, encode_region, fill_around, fill_elements, Kind, Spare,
@@ -12,7 +13,7 @@ use crate::typed::grid::part::{
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::Subset;
 use crate::typed::grid::walk;
-use crate::{ChunkGrid, Element, Endian, Error};
+use crate::{ChunkGrid, Endian, Error};
 
 /// Encode `array`, of `subset`'s shape (raw elements' byte axis included, which the grid
 /// has too), into the chunks `subset` touches, and hand each to `sink` with its index
@@ -29,13 +30,13 @@ pub(crate) fn encode<A, E, S, R>(
     stored: &R,
 ) -> Result<(), E>
 where
-    A: Element,
+    A: Item,
     E: From<Error> + Send,
     S: Sink<E>,
     R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let chunk = subset.grid().chunk_shape();
-    let len = checked_len(chunk, A::SIZE)? * A::SIZE;
+    let len = checked_len(chunk, A::BYTES)? * A::BYTES;
     let rank = logical_rank(kind, subset.grid());
     let pattern = Fill::new(&fill_elements(kind, fill, endian));
     let stored_pattern = Fill::of_bytes(fill);
@@ -67,7 +68,7 @@ where
         let scratch = &mut scratch;
         let result = match stored(index)? {
             None => sink.chunk(index, len, fills, |out| {
-                fill_around(chunk, region, A::SIZE, fill, out);
+                fill_around(chunk, region, A::BYTES, fill, out);
                 encode_region(part, kind, chunk, region, endian, out, scratch)
             }),
             Some(bytes) if bytes.len() != len => {
@@ -83,7 +84,7 @@ where
                 |bytes| encode_region(part, kind, chunk, region, endian, bytes, scratch),
                 |bytes| {
                     let inside = corner(&meet.inside);
-                    fills() && stored_pattern.fills_region(bytes, chunk, &inside, A::SIZE)
+                    fills() && stored_pattern.fills_region(bytes, chunk, &inside, A::BYTES)
                 },
             ),
         };
@@ -104,13 +105,13 @@ pub(crate) fn decode<A, E, F, B>(
     source: &F,
 ) -> Result<(), E>
 where
-    A: Element,
+    A: Item,
     E: From<Error> + Send,
     B: AsRef<[u8]>,
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     let chunk = subset.grid().chunk_shape();
-    checked_len(chunk, A::SIZE)?;
+    checked_len(chunk, A::BYTES)?;
     let rank = logical_rank(kind, subset.grid());
     let spare = Spare::default();
     walk::each(
@@ -128,7 +129,7 @@ where
             };
             let (bytes, region) = (bytes.as_ref(), subset.meet(at).region);
             let mut scratch = spare.take();
-            let result = checked_size(chunk, A::SIZE, bytes)
+            let result = checked_size(chunk, A::BYTES, bytes)
                 .and_then(|_| decode_part(part, kind, chunk, &region, bytes, endian, &mut scratch))
                 .map_err(|e| in_chunk(index, e).into());
             spare.give(scratch);

@@ -7,10 +7,11 @@ use std::ops::Range;
 
 use ndarray::{ArrayView, Axis, IxDyn};
 
+use crate::element::Item;
 use crate::traverse::plan::memory_order;
 use crate::typed::grid::subset::Subset;
 use crate::typed::region;
-use crate::{Element, Endian};
+use crate::Endian;
 
 /// Bytes of the repeated fill value compared at a time: few enough to stay in the first
 /// level cache beside what they are compared with, many enough that each comparison is long.
@@ -28,8 +29,8 @@ pub(crate) struct Fill {
 
 impl Fill {
     /// The pattern of `one`: an element, or the elements of a raw element's bytes.
-    pub(crate) fn new<A: Element>(one: &[A]) -> Fill {
-        let mut memory = vec![0u8; A::SIZE * one.len()];
+    pub(crate) fn new<A: Item>(one: &[A]) -> Fill {
+        let mut memory = vec![0u8; A::BYTES * one.len()];
         A::write(one, Endian::NATIVE, &mut memory);
         Fill::of_bytes(&memory)
     }
@@ -46,7 +47,7 @@ impl Fill {
     }
 
     /// Whether `elements`, whole repeats of the fill value in a row, are the fill value's.
-    fn matches<A: Element>(&self, elements: &[A]) -> bool {
+    fn matches<A: Item>(&self, elements: &[A]) -> bool {
         if self.bytes.is_empty() {
             return elements.is_empty();
         }
@@ -54,10 +55,10 @@ impl Fill {
             return self.matches_bytes(memory);
         }
         // Types whose memory has bytes that hold no value compare their encodings.
-        let per = self.bytes.len() / A::SIZE;
+        let per = self.bytes.len() / A::BYTES;
         let mut encoded = vec![0u8; self.bytes.len()];
         elements.chunks(per).all(|c| {
-            let encoded = &mut encoded[..c.len() * A::SIZE];
+            let encoded = &mut encoded[..c.len() * A::BYTES];
             A::write(c, Endian::NATIVE, encoded);
             *encoded == self.bytes[..encoded.len()]
         })
@@ -105,8 +106,8 @@ impl Fill {
     }
 
     /// Whether `lane`, which steps through memory, holds only the fill value, repeated.
-    fn matches_stepped<'l, A: Element + 'l>(&self, lane: impl Iterator<Item = &'l A>) -> bool {
-        let per = self.bytes.len() / A::SIZE;
+    fn matches_stepped<'l, A: Item + 'l>(&self, lane: impl Iterator<Item = &'l A>) -> bool {
+        let per = self.bytes.len() / A::BYTES;
         let mut run = Vec::with_capacity(per);
         let mut lane = lane.peekable();
         while lane.peek().is_some() {
@@ -120,7 +121,7 @@ impl Fill {
     }
 
     /// Whether every element of `part` is the fill value, an element.
-    pub(crate) fn fills<A: Element>(&self, part: ArrayView<'_, A, IxDyn>) -> bool {
+    pub(crate) fn fills<A: Item>(&self, part: ArrayView<'_, A, IxDyn>) -> bool {
         if let Some(memory) = part.as_slice_memory_order() {
             return self.matches(memory);
         }
@@ -144,7 +145,7 @@ impl Fill {
 
     /// Whether every raw element of `part`, whose last axis holds each element's bytes, is
     /// the fill value, a raw element.
-    pub(crate) fn fills_records<A: Element>(&self, part: ArrayView<'_, A, IxDyn>) -> bool {
+    pub(crate) fn fills_records<A: Item>(&self, part: ArrayView<'_, A, IxDyn>) -> bool {
         if let Some(c_order) = part.as_slice() {
             return self.matches(c_order);
         }
@@ -159,7 +160,7 @@ impl Fill {
     /// pass over `array`'s memory in order: each lane cut at the chunks' edges, a chunk's
     /// runs skipped once one of them differs. `None` unless the array is one memory slice
     /// of ascending strides.
-    pub(crate) fn chunks_with_data<A: Element>(
+    pub(crate) fn chunks_with_data<A: Item>(
         &self,
         array: ArrayView<'_, A, IxDyn>,
         subset: &Subset<'_>,
@@ -221,8 +222,8 @@ impl Fill {
 }
 
 /// The bytes of one element `fill` in `endian`: what the padding of a chunk repeats.
-pub(crate) fn fill_bytes<A: Element>(fill: A, endian: Endian) -> Vec<u8> {
-    let mut bytes = vec![0u8; A::SIZE];
+pub(crate) fn fill_bytes<A: Item>(fill: A, endian: Endian) -> Vec<u8> {
+    let mut bytes = vec![0u8; A::BYTES];
     A::write(&[fill], endian, &mut bytes);
     bytes
 }

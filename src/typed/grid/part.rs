@@ -8,10 +8,11 @@ use std::sync::{Mutex, MutexGuard};
 
 use ndarray::{ArrayView, ArrayViewMut, IxDyn};
 
+use crate::element::Item;
 use crate::typed::encode::encode;
 use crate::typed::grid::fill::fill_with;
 use crate::typed::region::{self, Runs};
-use crate::{traverse, DataType, Element, Endian, Error};
+use crate::{traverse, DataType, Endian, Error};
 
 /// What sets the elements of an array apart from plain elements, for the chunk code: the
 /// arrays of [`DynArray`](crate::DynArray) variants that hold more than an element each.
@@ -30,7 +31,7 @@ pub(crate) enum Kind<A> {
     Records,
 }
 
-impl<A: Element> Kind<A> {
+impl<A: Item> Kind<A> {
     /// Check that every element of `part` fits the data type: sub-byte integers their bits.
     fn check_fits(&self, part: &ArrayView<'_, A, IxDyn>) -> Result<(), Error> {
         if let Kind::Narrow {
@@ -61,8 +62,8 @@ impl<A: Element> Kind<A> {
 
 /// The fill value as elements, from its bytes: one element, or a raw element's bytes;
 /// sub-byte integers take the value of their low bits.
-pub(crate) fn fill_elements<A: Element>(kind: &Kind<A>, fill: &[u8], endian: Endian) -> Vec<A> {
-    let mut elements = vec![A::zeroed(); fill.len() / A::SIZE];
+pub(crate) fn fill_elements<A: Item>(kind: &Kind<A>, fill: &[u8], endian: Endian) -> Vec<A> {
+    let mut elements = vec![A::zeroed(); fill.len() / A::BYTES];
     A::read(fill, endian, &mut elements);
     if let Kind::Narrow { widen, .. } = kind {
         elements.iter_mut().for_each(|x| *x = widen(*x));
@@ -72,7 +73,7 @@ pub(crate) fn fill_elements<A: Element>(kind: &Kind<A>, fill: &[u8], endian: End
 
 /// Encode `part`, of checked shape, as the corner of a chunk of shape `chunk` into `out`
 /// (the chunk's checked length), the rest of it `fill`, one element's bytes.
-pub(crate) fn encode_part<A: Element>(
+pub(crate) fn encode_part<A: Item>(
     part: ArrayView<'_, A, IxDyn>,
     kind: &Kind<A>,
     chunk: &[usize],
@@ -89,7 +90,7 @@ pub(crate) fn encode_part<A: Element>(
 /// Encode `part` into `region` (of its shape) of a chunk of shape `chunk` whose encoded
 /// bytes (of checked length) are `bytes`, in place: only the region's bytes are written,
 /// through `scratch` where they are not one run.
-pub(crate) fn encode_region<A: Element>(
+pub(crate) fn encode_region<A: Item>(
     part: ArrayView<'_, A, IxDyn>,
     kind: &Kind<A>,
     chunk: &[usize],
@@ -109,7 +110,7 @@ pub(crate) fn encode_region<A: Element>(
 /// into `part`, of the region's shape, reading only the region's bytes (through `scratch`
 /// where they are not one run); sub-byte integers take the value of their low bits.
 /// Offsets in errors are the chunk's.
-pub(crate) fn decode_part<A: Element>(
+pub(crate) fn decode_part<A: Item>(
     mut part: ArrayViewMut<'_, A, IxDyn>,
     kind: &Kind<A>,
     chunk: &[usize],
@@ -197,7 +198,7 @@ pub(crate) fn corner(part: &[usize]) -> Vec<Range<usize>> {
 
 /// Encode `part`, of checked shape, as the corner of a chunk of `chunk` shape into `out`,
 /// of the chunk's checked length; the rest of the chunk repeats `fill`, one element's bytes.
-fn encode_padded<A: Element>(
+fn encode_padded<A: Item>(
     part: ArrayView<'_, A, IxDyn>,
     chunk: &[usize],
     fill: &[u8],
@@ -207,7 +208,7 @@ fn encode_padded<A: Element>(
     let shape = part.shape().to_vec();
     let Some(Runs {
         axis, len, count, ..
-    }) = Runs::of(chunk, &corner(&shape), A::SIZE)
+    }) = Runs::of(chunk, &corner(&shape), A::BYTES)
     else {
         return encode(part, endian, out);
     };
@@ -226,7 +227,7 @@ fn encode_padded<A: Element>(
             at += (q % shape[k]) * strides[k];
             q /= shape[k];
         }
-        let at = at * A::SIZE;
+        let at = at * A::BYTES;
         out.copy_within(r * len..(r + 1) * len, at);
         fill_with(&mut out[at + len..end], fill);
         end = at;
