@@ -119,6 +119,9 @@ pub(crate) fn out_units<A: Item>(
     view: ArrayView<'_, A, IxDyn>,
 ) -> Result<ArrayView<'_, A::Out, IxDyn>, ArrayView<'_, A, IxDyn>> {
     let (view, flipped) = ascending(view);
+    if flipped.is_none() {
+        return Err(view);
+    }
     let (shape, strides) = (view.raw_dim(), unsigned(view.strides()));
     let units = view
         .to_slice_memory_order()
@@ -148,20 +151,18 @@ pub(crate) fn in_units<A: Item>(
 
 /// `view` with the axes that step backwards in memory turned forwards, and those axes as
 /// bits (`None`, unchanged, past 64 axes).
-fn ascending<S: ndarray::RawData>(
-    mut view: ArrayBase<S, IxDyn>,
-) -> (ArrayBase<S, IxDyn>, Option<u64>) {
-    if view.ndim() > 64 {
-        return (view, None);
-    }
-    let mut flipped = 0u64;
-    for k in 0..view.ndim() {
-        if view.strides()[k] < 0 {
-            view.invert_axis(Axis(k));
-            flipped |= 1 << k;
-        }
-    }
-    (view, Some(flipped))
+fn ascending<S: ndarray::RawData>(view: ArrayBase<S, IxDyn>) -> (ArrayBase<S, IxDyn>, Option<u64>) {
+    let flipped = backwards(view.strides());
+    (flip(view, flipped), flipped)
+}
+
+/// The axes of `strides` that step backwards, as bits; `None` past 64 axes.
+fn backwards(strides: &[isize]) -> Option<u64> {
+    let bits = strides
+        .iter()
+        .rev()
+        .fold(0u64, |bits, &s| bits << 1 | u64::from(s < 0));
+    (strides.len() <= 64).then_some(bits)
 }
 
 /// `view` with the axes of `flipped` turned back.
@@ -169,8 +170,11 @@ fn flip<S: ndarray::RawData>(
     mut view: ArrayBase<S, IxDyn>,
     flipped: Option<u64>,
 ) -> ArrayBase<S, IxDyn> {
-    for k in (0..view.ndim()).filter(|&k| flipped.unwrap_or(0) >> k & 1 == 1) {
-        view.invert_axis(Axis(k));
+    // `Some` only for views of up to 64 axes, so every shift stays inside the bits.
+    if let Some(bits) = flipped {
+        for k in (0..view.ndim()).filter(|&k| bits >> k & 1 == 1) {
+            view.invert_axis(Axis(k));
+        }
     }
     view
 }
@@ -632,5 +636,218 @@ impl Moves for bool {
             .enumerate()
             .find(|&(_, &b)| b > 1)
             .map(|(i, &b)| (i, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The map from element types to units and checks, against the codec's definition:
+    //! each element's components in turn, each in the byte order asked.
+
+    use half::{bf16, f16};
+    use ndarray::{ArrayD, Axis, IxDyn, ShapeBuilder, Slice};
+    use num_complex::Complex;
+
+    use super::{in_units, out_units, Element, Item, Narrow};
+    use crate::minifloat::{Float4E2M1FN, Float8E4M3, Float8E5M2};
+    use crate::traverse::{AsUnits, Moves};
+    use crate::Endian;
+
+    /// `count` elements of `A` from deterministic bytes: their memory, and what each
+    /// encodes to in `endian`, components of `word` bytes reversed for big endian on this
+    /// little-endian reading (the bytes are the memory of the native order).
+    fn elements<A: Element + bytemuck::Pod>(count: usize) -> Vec<A> {
+        let bytes: Vec<u8> = (0..count * A::SIZE).map(|i| (i * 37 + 11) as u8).collect();
+        bytemuck::pod_collect_to_vec(&bytes)
+    }
+
+    fn encoded<A: Element>(values: &[A], word: usize, endian: Endian) -> Vec<u8> {
+        let memory = A::as_bytes(values).unwrap().to_vec();
+        memory
+            .chunks(word)
+            .flat_map(|w| {
+                let mut w = w.to_vec();
+                if endian != Endian::NATIVE {
+                    w.reverse();
+                }
+                w
+            })
+            .collect()
+    }
+
+    /// Encoding and decoding through the unit against the definition, both orders, and the
+    /// unit's size and swap.
+    fn check<A: Element + bytemuck::Pod>(word: usize) {
+        let values = elements::<A>(33);
+        for endian in [Endian::Little, Endian::Big] {
+            let want = encoded(&values, word, endian);
+            let mut got = vec![0u8; want.len()];
+            <A as Item>::write(&values, endian, &mut got);
+            assert_eq!(got, want, "{} {endian}", std::any::type_name::<A>());
+            let mut back = vec![A::zeroed(); values.len()];
+            <A as Item>::read(&want, endian, &mut back);
+            // Bytes, not values: NaNs among the floats compare unequal to themselves.
+            assert_eq!(A::as_bytes(&back), A::as_bytes(&values));
+            assert!(<A as Item>::read_valid(&want, endian, &mut back));
+            assert_eq!(
+                <A as Item>::is_verbatim(endian),
+                word == 1 || endian == Endian::NATIVE
+            );
+            // The unit holds the same bytes, and one element converts as the slice does.
+            assert_eq!(
+                <A::Out as Item>::as_bytes(A::outs(&values)),
+                A::as_bytes(&values)
+            );
+            let x = values[5];
+            assert_eq!(A::as_bytes(&[A::from_in(x.to_in())]), A::as_bytes(&[x]));
+            assert_eq!(<A::Out as Item>::as_bytes(&[x.out()]), A::as_bytes(&[x]));
+            let swapped = x.out().swapped();
+            let mut w = vec![0u8; A::SIZE];
+            <A::Out as Moves>::write(&[swapped], false, &mut w);
+            let other = if Endian::NATIVE == Endian::Little {
+                Endian::Big
+            } else {
+                Endian::Little
+            };
+            assert_eq!(w, encoded(&[x], word, other), "swapped");
+        }
+        assert_eq!(<A as Item>::BYTES, A::SIZE);
+        assert_eq!(std::mem::size_of::<A::Out>(), A::SIZE);
+    }
+
+    #[test]
+    fn element_types_move_as_their_units() {
+        check::<u8>(1);
+        check::<i8>(1);
+        check::<u16>(2);
+        check::<i16>(2);
+        check::<f16>(2);
+        check::<bf16>(2);
+        check::<u32>(4);
+        check::<i32>(4);
+        check::<f32>(4);
+        check::<u64>(8);
+        check::<i64>(8);
+        check::<f64>(8);
+        check::<Complex<f16>>(2);
+        check::<Complex<bf16>>(2);
+        check::<Complex<f32>>(4);
+        check::<Complex<f64>>(8);
+        check::<Float8E4M3>(1);
+        check::<Complex<Float8E5M2>>(1);
+        check::<[u8; 3]>(1);
+        check::<[u8; 2]>(1);
+    }
+
+    #[test]
+    fn checked_and_low_bit_types_decode_as_themselves() {
+        // bool: bytes 0 and 1 only, the first other one named.
+        let mut b = [false; 4];
+        const { assert!(<bool as Item>::CHECKED && !<f32 as Item>::CHECKED) };
+        assert!(<bool as Item>::read_valid(
+            &[1, 0, 1, 0],
+            Endian::Big,
+            &mut b
+        ));
+        assert_eq!(b, [true, false, true, false]);
+        assert!(!<bool as Item>::read_valid(
+            &[1, 0, 2, 0],
+            Endian::Big,
+            &mut b
+        ));
+        assert_eq!(<bool as Item>::find_invalid(&[1, 0, 7, 9]), Some((2, 7)));
+        assert_eq!(<bool as Item>::find_invalid(&[1, 0, 1]), None);
+        let mut out = [9u8; 3];
+        <bool as Item>::write(&[true, false, true], Endian::Big, &mut out);
+        assert_eq!(out, [1, 0, 1]);
+        assert_eq!((true.out(), false.out()), (1, 0));
+        assert!(true.to_in() && bool::from_in(true));
+        // A low-bit minifloat keeps its low bits on decoding, encodes its code.
+        let mut f = [Float4E2M1FN::from_bits(0); 2];
+        <Float4E2M1FN as Item>::read(&[0xf3, 0x0c], Endian::Little, &mut f);
+        assert_eq!(f.map(Float4E2M1FN::to_bits), [0x03, 0x0c]);
+        let mut out = [0u8; 2];
+        <Float4E2M1FN as Item>::write(&f, Endian::Big, &mut out);
+        assert_eq!(out, [0x03, 0x0c]);
+        assert_eq!(Float4E2M1FN::from_bits(5).out(), 5);
+        // A pair of them: real, then imaginary, each cleared.
+        let mut c = [Complex::new(
+            Float4E2M1FN::from_bits(0),
+            Float4E2M1FN::from_bits(0),
+        )];
+        <Complex<Float4E2M1FN> as Item>::read(&[0x71, 0x12], Endian::Big, &mut c);
+        assert_eq!((c[0].re.to_bits(), c[0].im.to_bits()), (0x01, 0x02));
+        let mut out = [0u8; 2];
+        <Complex<Float4E2M1FN> as Item>::write(&c, Endian::Big, &mut out);
+        assert_eq!(out, [0x01, 0x02]);
+        assert_eq!(<Complex<Float4E2M1FN> as Item>::as_bytes(&c), None);
+        // Sub-byte integers: their low bits, sign-extended or masked.
+        assert_eq!(
+            (Narrow::widen(0x0fu8, 2), Narrow::widen(0x07i8, 3)),
+            (3, -1)
+        );
+        assert_eq!(
+            (Narrow::widen(0x05i8, 4), Narrow::widen(0x1bu8, 4)),
+            (5, 11)
+        );
+    }
+
+    /// Views of elements as views of units: one memory slice in any order, backwards
+    /// axes too, and the same elements where; views with gaps back as they were.
+    #[test]
+    fn views_of_one_slice_become_views_of_units() {
+        let a = ArrayD::from_shape_fn(IxDyn(&[3, 4, 5]), |i| {
+            (i[0] * 100 + i[1] * 10 + i[2]) as f32
+        });
+        let f =
+            ArrayD::from_shape_vec(IxDyn(&[3, 4, 5]).f(), a.t().iter().copied().collect()).unwrap();
+        let bits =
+            |v: &ndarray::ArrayViewD<'_, f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut reversed = a.view();
+        reversed.invert_axis(Axis(1));
+        reversed.invert_axis(Axis(2));
+        let permuted = a.view().permuted_axes(vec![2, 0, 1]);
+        for view in [
+            a.view(),
+            f.view(),
+            reversed,
+            permuted,
+            a.view().into_shape_with_order(IxDyn(&[60])).unwrap(),
+        ] {
+            let want = bits(&view);
+            let units = out_units(view.clone()).unwrap_or_else(|_| panic!("one slice"));
+            assert_eq!(units.shape(), view.shape());
+            assert_eq!(units.strides(), view.strides());
+            assert_eq!(units.iter().copied().collect::<Vec<u32>>(), want);
+        }
+        let gapped = a.slice_axis(Axis(1), Slice::from(1..3));
+        assert!(out_units(gapped.clone()).is_err_and(|v| v == gapped));
+        let stepped = a.slice_axis(Axis(2), Slice::new(0, None, 2));
+        let back = out_units(stepped.clone()).unwrap_err();
+        assert_eq!(
+            (back.strides(), bits(&back)),
+            (stepped.strides(), bits(&stepped))
+        );
+        // Mutable: written through the units, read as elements.
+        let mut m = a.clone();
+        let mut view = m.view_mut();
+        view.invert_axis(Axis(0));
+        let mut units = in_units(view).unwrap_or_else(|_| panic!("one slice"));
+        units[[0, 0, 0]] = 1.5f32.to_bits();
+        assert_eq!(m[[2, 0, 0]], 1.5);
+        let mut n = a.clone();
+        let gaps = n.slice_axis_mut(Axis(2), Slice::from(0..2));
+        let back = in_units(gaps).unwrap_err();
+        assert_eq!(back.shape(), &[3, 4, 2]);
+        // More axes than the bits hold: no conversion, the view back unchanged.
+        let wide = ArrayD::<u8>::zeros(IxDyn(&[1; 65]));
+        assert!(out_units(wide.view()).is_err());
+        let mut wide = wide;
+        assert!(in_units(wide.view_mut()).is_err());
+        // A 0-d view and an empty one.
+        let scalar = ndarray::arr0(2.5f64).into_dyn();
+        assert_eq!(out_units(scalar.view()).unwrap()[[]], 2.5f64.to_bits());
+        let empty = ArrayD::<u16>::zeros(IxDyn(&[0, 3]));
+        assert_eq!(out_units(empty.view()).unwrap().shape(), &[0, 3]);
     }
 }
