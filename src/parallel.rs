@@ -179,7 +179,7 @@ mod pool {
         };
         if !valid {
             // Report the first invalid byte of the stream, whichever part met one.
-            check::<A>(bytes)?;
+            check::<A::In>(bytes)?;
         }
         Ok(())
     }
