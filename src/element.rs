@@ -118,6 +118,22 @@ pub(crate) use sealed::Item;
 pub(crate) fn out_units<A: Item>(
     view: ArrayView<'_, A, IxDyn>,
 ) -> Result<ArrayView<'_, A::Out, IxDyn>, ArrayView<'_, A, IxDyn>> {
+    units_of(view, A::outs)
+}
+
+/// `view` as a view of the units its elements are decoded into, as [`out_units`]: what an
+/// array of them is copied from, unit by unit.
+pub(crate) fn in_units_of<A: Item>(
+    view: ArrayView<'_, A, IxDyn>,
+) -> Result<ArrayView<'_, A::In, IxDyn>, ArrayView<'_, A, IxDyn>> {
+    units_of(view, A::ins_of)
+}
+
+/// `view` as a view of what `cast` makes of its memory, as [`out_units`].
+fn units_of<'a, A, U>(
+    view: ArrayView<'a, A, IxDyn>,
+    cast: fn(&'a [A]) -> &'a [U],
+) -> Result<ArrayView<'a, U, IxDyn>, ArrayView<'a, A, IxDyn>> {
     let (view, flipped) = ascending(view);
     if flipped.is_none() {
         return Err(view);
@@ -125,7 +141,7 @@ pub(crate) fn out_units<A: Item>(
     let (shape, strides) = (view.raw_dim(), unsigned(view.strides()));
     let units = view
         .to_slice_memory_order()
-        .map(A::outs)
+        .map(cast)
         .and_then(|units| ArrayView::from_shape(shape.strides(strides), units).ok());
     match units {
         Some(units) => Ok(flip(units, flipped)),
@@ -150,19 +166,20 @@ pub(crate) fn in_units<A: Item>(
 }
 
 /// `view` with the axes that step backwards in memory turned forwards, and those axes as
-/// bits (`None`, unchanged, past 64 axes).
+/// bits (`None`, unchanged, when one past the 64th steps backwards).
 fn ascending<S: ndarray::RawData>(view: ArrayBase<S, IxDyn>) -> (ArrayBase<S, IxDyn>, Option<u64>) {
     let flipped = backwards(view.strides());
     (flip(view, flipped), flipped)
 }
 
-/// The axes of `strides` that step backwards, as bits; `None` past 64 axes.
+/// The axes of `strides` that step backwards, as bits; `None` when one past the 64th does.
 fn backwards(strides: &[isize]) -> Option<u64> {
-    let bits = strides
+    let (first, rest) = strides.split_at(strides.len().min(64));
+    let bits = first
         .iter()
         .rev()
         .fold(0u64, |bits, &s| bits << 1 | u64::from(s < 0));
-    (strides.len() <= 64).then_some(bits)
+    rest.iter().all(|&s| s >= 0).then_some(bits)
 }
 
 /// `view` with the axes of `flipped` turned back.
@@ -170,9 +187,9 @@ fn flip<S: ndarray::RawData>(
     mut view: ArrayBase<S, IxDyn>,
     flipped: Option<u64>,
 ) -> ArrayBase<S, IxDyn> {
-    // `Some` only for views of up to 64 axes, so every shift stays inside the bits.
+    // Bits of the first 64 axes only, the only ones that may be flipped.
     if let Some(bits) = flipped {
-        for k in (0..view.ndim()).filter(|&k| bits >> k & 1 == 1) {
+        for k in (0..view.ndim().min(64)).filter(|&k| bits >> k & 1 == 1) {
             view.invert_axis(Axis(k));
         }
     }
@@ -200,6 +217,10 @@ macro_rules! unit_item {
             }
             #[inline]
             fn ins(items: &mut [Self]) -> &mut [Self] {
+                items
+            }
+            #[inline]
+            fn ins_of(items: &[Self]) -> &[Self] {
                 items
             }
             #[inline]
@@ -245,6 +266,10 @@ macro_rules! element {
             #[inline]
             fn ins(elements: &mut [Self]) -> &mut [Self::In] {
                 bytemuck::must_cast_slice_mut(elements)
+            }
+            #[inline]
+            fn ins_of(elements: &[Self]) -> &[Self::In] {
+                bytemuck::must_cast_slice(elements)
             }
             #[inline]
             fn out(self) -> Self::Out {
@@ -297,6 +322,10 @@ macro_rules! low_bits {
             }
             #[inline]
             fn ins(elements: &mut [Self]) -> &mut [Self] {
+                elements
+            }
+            #[inline]
+            fn ins_of(elements: &[Self]) -> &[Self] {
                 elements
             }
             #[inline]
@@ -376,6 +405,10 @@ macro_rules! complex_low_bits {
             }
             #[inline]
             fn ins(elements: &mut [Self]) -> &mut [Self] {
+                elements
+            }
+            #[inline]
+            fn ins_of(elements: &[Self]) -> &[Self] {
                 elements
             }
             #[inline]
@@ -500,6 +533,10 @@ impl<const N: usize> AsUnits for [u8; N] {
         elements
     }
     #[inline]
+    fn ins_of(elements: &[Self]) -> &[Self] {
+        elements
+    }
+    #[inline]
     fn out(self) -> Self {
         self
     }
@@ -552,6 +589,10 @@ impl AsUnits for bool {
     }
     #[inline]
     fn ins(elements: &mut [Self]) -> &mut [Self] {
+        elements
+    }
+    #[inline]
+    fn ins_of(elements: &[Self]) -> &[Self] {
         elements
     }
     #[inline]
@@ -648,7 +689,7 @@ mod tests {
     use ndarray::{ArrayD, Axis, IxDyn, ShapeBuilder, Slice};
     use num_complex::Complex;
 
-    use super::{in_units, out_units, Element, Item, Narrow};
+    use super::{in_units, in_units_of, out_units, Element, Item, Narrow};
     use crate::minifloat::{Float4E2M1FN, Float8E4M3, Float8E5M2};
     use crate::traverse::{AsUnits, Moves};
     use crate::Endian;
@@ -839,11 +880,32 @@ mod tests {
         let gaps = n.slice_axis_mut(Axis(2), Slice::from(0..2));
         let back = in_units(gaps).unwrap_err();
         assert_eq!(back.shape(), &[3, 4, 2]);
-        // More axes than the bits hold: no conversion, the view back unchanged.
-        let wide = ArrayD::<u8>::zeros(IxDyn(&[1; 65]));
-        assert!(out_units(wide.view()).is_err());
-        let mut wide = wide;
-        assert!(in_units(wide.view_mut()).is_err());
+        // More axes than the bits hold: converted while only the first 64 step backwards;
+        // one past them stepping backwards, the view back unchanged.
+        let mut shape = vec![1; 66];
+        (shape[1], shape[65]) = (2, 2);
+        let mut wide = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[1] * 2 + i[65]) as u16);
+        let mut early = wide.view();
+        early.invert_axis(Axis(1));
+        let units = out_units(early.clone()).unwrap_or_else(|_| panic!("64 axes of bits"));
+        assert_eq!(units.iter().copied().collect::<Vec<u16>>(), [2, 3, 0, 1]);
+        let mut late = wide.view();
+        late.invert_axis(Axis(65));
+        let back = out_units(late.clone()).unwrap_err();
+        assert_eq!(
+            (back.strides(), back.iter().copied().collect::<Vec<_>>()),
+            (late.strides(), vec![1, 0, 3, 2])
+        );
+        let mut late = wide.view_mut();
+        late.invert_axis(Axis(65));
+        assert!(in_units(late).is_err());
+        assert!(in_units_of(wide.view()).is_ok());
+        let mut early = wide.view_mut();
+        early.invert_axis(Axis(1));
+        in_units(early).unwrap_or_else(|_| panic!("64 axes of bits"))[[0; 66]] = 9;
+        let mut at = vec![0; 66];
+        at[1] = 1;
+        assert_eq!(wide[IxDyn(&at)], 9);
         // A 0-d view and an empty one.
         let scalar = ndarray::arr0(2.5f64).into_dyn();
         assert_eq!(out_units(scalar.view()).unwrap()[[]], 2.5f64.to_bits());

@@ -4,11 +4,11 @@
 use std::num::NonZeroUsize;
 use std::ops::Range;
 
-use ndarray::{ArrayD, ArrayViewMut, CowArray, IxDyn};
+use ndarray::{ArrayD, ArrayView, ArrayViewMut, CowArray, IxDyn};
 use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
-use crate::element::{in_units, out_units, Narrow};
+use crate::element::{in_units, in_units_of, out_units, Narrow};
 use crate::metadata::fill;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
 use crate::runtime::text;
@@ -60,16 +60,16 @@ macro_rules! fill_fixed {
 /// and `bool` (as 0 and 1) have one; complex numbers do not.
 macro_rules! real_values {
     (boolean, $a:expr) => {
-        Some($a.mapv(|x| f64::from(u8::from(x))))
+        Some(mapped($a, |x| f64::from(u8::from(x))))
     };
     (integer, $a:expr) => {
-        Some($a.mapv(|x| x as f64))
+        Some(mapped($a, |x| x as f64))
     };
     (float, $a:expr) => {
-        Some($a.mapv(f64::from))
+        Some(mapped($a, f64::from))
     };
     (minifloat, $a:expr) => {
-        Some($a.mapv(f64::from))
+        Some(mapped($a, f64::from))
     };
     ($complex:ident, $a:expr) => {{
         let _ = $a;
@@ -244,7 +244,7 @@ macro_rules! dyn_array {
                 match self {
                     $(DynArray::$variant(a) => real_values!($fill, a),)*
                     DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
-                        Some(values.mapv(|x| x as f64))
+                        Some(mapped(values, |x| x as f64))
                     }
                     DynArray::RawBits(_)
                     | DynArray::RawBytes(_)
@@ -323,18 +323,20 @@ macro_rules! dyn_array {
 
             /// [`slice_region`](Self::slice_region) of a checked region.
             pub(crate) fn slice_unchecked(&self, region: &[Range<usize>]) -> DynArray {
-                let cut = |a: &ArrayD<_>| a.slice_each_axis(slicer(region)).to_owned();
+                fn cut<A: Copy>(a: &ArrayD<A>, region: &[Range<usize>]) -> ArrayD<A> {
+                    standard(a.slice_each_axis(slicer(region)))
+                }
                 match self {
-                    $(DynArray::$variant(a) => DynArray::$variant(a.slice_each_axis(slicer(region)).to_owned()),)*
-                    DynArray::RawBits(a) => DynArray::RawBits(RawArray { bytes: a.bytes.slice_each_axis(slicer(region)).to_owned() }),
-                    DynArray::RawBytes(a) => DynArray::RawBytes(RawArray { bytes: a.bytes.slice_each_axis(slicer(region)).to_owned() }),
+                    $(DynArray::$variant(a) => DynArray::$variant(cut(a, region)),)*
+                    DynArray::RawBits(a) => DynArray::RawBits(RawArray { bytes: cut(&a.bytes, region) }),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(RawArray { bytes: cut(&a.bytes, region) }),
                     DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
-                        values: cut(values),
+                        values: cut(values, region),
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
                     DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
-                        values: cut(values),
+                        values: cut(values, region),
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
@@ -375,13 +377,13 @@ macro_rules! dyn_array {
             /// [`assign_region`](Self::assign_region) of a checked region and array.
             pub(crate) fn assign_unchecked(&mut self, region: &[Range<usize>], from: &DynArray) {
                 match (self, from) {
-                    $((DynArray::$variant(a), DynArray::$variant(b)) => a.slice_each_axis_mut(slicer(region)).assign(b),)*
+                    $((DynArray::$variant(a), DynArray::$variant(b)) => assign_units(a, region, b),)*
                     (DynArray::RawBits(a), DynArray::RawBits(b)) | (DynArray::RawBytes(a), DynArray::RawBytes(b)) => {
-                        a.bytes.slice_each_axis_mut(slicer(region)).assign(&b.bytes)
+                        assign_units(&mut a.bytes, region, &b.bytes)
                     }
                     (DynArray::DateTime64 { values: a, .. }, DynArray::DateTime64 { values: b, .. })
                     | (DynArray::TimeDelta64 { values: a, .. }, DynArray::TimeDelta64 { values: b, .. }) => {
-                        a.slice_each_axis_mut(slicer(region)).assign(b)
+                        assign_units(a, region, b)
                     }
                     (DynArray::FixedLengthUtf32(a), DynArray::FixedLengthUtf32(b)) => a.assign_unchecked(region, b),
                     (DynArray::NullTerminatedBytes(a), DynArray::NullTerminatedBytes(b)) => a.assign_unchecked(region, b),
@@ -392,30 +394,33 @@ macro_rules! dyn_array {
 
             /// An array of `shape` whose every element is this 0-d array's one.
             pub(crate) fn filled(&self, shape: &[usize]) -> DynArray {
-                fn grow<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
-                    // Raw bytes keep their trailing axis: it broadcasts to the end of `shape`.
-                    let mut full = shape.to_vec();
-                    full.extend_from_slice(a.shape());
-                    a.broadcast(IxDyn(&full))
-                        .unwrap_or_else(|| unreachable!("a 0-d array broadcasts to any shape"))
-                        .to_owned()
+                fn every<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+                    let x = a.first().unwrap_or_else(|| unreachable!("a 0-d array has one element"));
+                    ArrayD::from_elem(IxDyn(shape), x.clone())
                 }
+                // Raw bytes keep their trailing axis: it broadcasts to the end of `shape`.
+                let records = |a: &RawArray| {
+                    let mut full = shape.to_vec();
+                    full.extend_from_slice(a.bytes.shape());
+                    let all = a.bytes.broadcast(IxDyn(&full));
+                    RawArray { bytes: standard(all.unwrap_or_else(|| unreachable!("a 0-d array broadcasts to any shape"))) }
+                };
                 match self {
-                    $(DynArray::$variant(a) => DynArray::$variant(grow(a, shape)),)*
-                    DynArray::RawBits(a) => DynArray::RawBits(RawArray { bytes: grow(&a.bytes, shape) }),
-                    DynArray::RawBytes(a) => DynArray::RawBytes(RawArray { bytes: grow(&a.bytes, shape) }),
+                    $(DynArray::$variant(a) => DynArray::$variant(every(a, shape)),)*
+                    DynArray::RawBits(a) => DynArray::RawBits(records(a)),
+                    DynArray::RawBytes(a) => DynArray::RawBytes(records(a)),
                     DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
-                        values: grow(values, shape),
+                        values: every(values, shape),
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
                     DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
-                        values: grow(values, shape),
+                        values: every(values, shape),
                         unit: *unit,
                         scale_factor: *scale_factor,
                     },
-                    DynArray::FixedLengthUtf32(s) => DynArray::FixedLengthUtf32(s.map_values(|v| grow(v, shape))),
-                    DynArray::NullTerminatedBytes(s) => DynArray::NullTerminatedBytes(s.map_values(|v| grow(v, shape))),
+                    DynArray::FixedLengthUtf32(s) => DynArray::FixedLengthUtf32(s.map_values(|v| every(v, shape))),
+                    DynArray::NullTerminatedBytes(s) => DynArray::NullTerminatedBytes(s.map_values(|v| every(v, shape))),
                     DynArray::Struct(s) => DynArray::Struct(s.map_fields(|f| f.filled(shape), shape)),
                 }
             }
@@ -768,12 +773,33 @@ fn encode_narrow<A: Narrow>(
     Ok(bytes)
 }
 
+/// `view`'s elements in C order in an array of their own: one memory slice. One copy for
+/// every use (parts, broadcasts, arrays with gaps), so each element type makes one.
+fn standard<A: Copy>(view: ArrayView<'_, A, IxDyn>) -> ArrayD<A> {
+    let values = view.iter().copied().collect();
+    into_array(view.raw_dim(), values)
+        .unwrap_or_else(|_| unreachable!("an array's own shape holds its elements"))
+}
+
+/// `f` of each element of `a`, in an array of `a`'s shape in C order.
+fn mapped<A: Copy, B>(a: &ArrayD<A>, f: impl Fn(A) -> B) -> ArrayD<B> {
+    let values = a.iter().map(|&x| f(x)).collect();
+    into_array(a.raw_dim(), values)
+        .unwrap_or_else(|_| unreachable!("an array's own shape holds its elements"))
+}
+
 /// `a` as the units its elements move as when encoded: its memory as it is where it is one
 /// slice, else a copy in C order (an array made of part of another, with gaps).
 fn out_array<A: Element>(a: &ArrayD<A>) -> CowArray<'_, A::Out, IxDyn> {
     match out_units(a.view()) {
         Ok(units) => CowArray::from(units),
-        Err(view) => CowArray::from(view.map(|&x| x.out())),
+        Err(view) => {
+            let units = view.iter().map(|&x| x.out()).collect();
+            let units = into_array(view.raw_dim(), units);
+            CowArray::from(
+                units.unwrap_or_else(|_| unreachable!("an array's own shape holds its elements")),
+            )
+        }
     }
 }
 
@@ -788,45 +814,32 @@ fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -
     v.visit(out_array(a).view(), kind)
 }
 
-/// `a` as the units its elements move as when decoded into: its memory as it is where it is
-/// one slice, else a copy in C order, copied back by [`InArray::finish`].
-enum InArray<'a, A: Element> {
-    Units(ArrayViewMut<'a, A::In, IxDyn>),
-    Copy(ArrayViewMut<'a, A, IxDyn>, ArrayD<A::In>),
+/// `a` as the units its elements are decoded into, its memory made one slice first (a
+/// copy in C order of an array with gaps).
+fn in_array<A: Element>(a: &mut ArrayD<A>) -> ArrayViewMut<'_, A::In, IxDyn> {
+    if in_units(a.view_mut()).is_err() {
+        *a = standard(a.view());
+    }
+    in_units(a.view_mut()).unwrap_or_else(|_| unreachable!("a C-order array is one slice"))
 }
 
-impl<'a, A: Element> InArray<'a, A> {
-    fn of(a: &'a mut ArrayD<A>) -> Self {
-        match in_units(a.view_mut()) {
-            Ok(units) => InArray::Units(units),
-            Err(view) => {
-                let copy = view.map(|&x| x.to_in());
-                InArray::Copy(view, copy)
-            }
-        }
-    }
-
-    fn view_mut(&mut self) -> ArrayViewMut<'_, A::In, IxDyn> {
-        match self {
-            InArray::Units(units) => units.view_mut(),
-            InArray::Copy(_, copy) => copy.view_mut(),
-        }
-    }
-
-    /// Copy what was decoded into a copy back into the array.
-    fn finish(self) {
-        if let InArray::Copy(mut view, copy) = self {
-            view.zip_mut_with(&copy, |x, &u| *x = A::from_in(u));
-        }
-    }
-}
-
-/// `v.visit` on `a` as the units its elements move as when decoded into ([`InArray`]).
+/// `v.visit` on `a` as the units its elements move as when decoded into ([`in_array`]).
 fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
-    let mut units = InArray::of(a);
-    let out = v.visit(units.view_mut(), kind);
-    units.finish();
-    out
+    v.visit(in_array(a), kind)
+}
+
+/// Overwrite `region` of `a` with `from` (of its shape, or 0-d), unit by unit.
+fn assign_units<A: Element>(a: &mut ArrayD<A>, region: &[Range<usize>], from: &ArrayD<A>) {
+    let mut part = in_array(a);
+    let mut part = part.slice_each_axis_mut(slicer(region));
+    match in_units_of(from.view()) {
+        Ok(from) => part.assign(&from),
+        Err(view) => {
+            let copy = standard(view);
+            let from = in_units_of(copy.view());
+            part.assign(&from.unwrap_or_else(|_| unreachable!("a C-order array is one slice")))
+        }
+    }
 }
 
 impl<const N: usize> From<ArrayD<[u8; N]>> for DynArray {

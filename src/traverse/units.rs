@@ -20,6 +20,8 @@ pub trait AsUnits: Sized {
     fn outs(elements: &[Self]) -> &[Self::Out];
     /// The elements' memory as units, to decode into.
     fn ins(elements: &mut [Self]) -> &mut [Self::In];
+    /// The elements' memory as the units they are decoded into, to copy from.
+    fn ins_of(elements: &[Self]) -> &[Self::In];
     /// One element as its unit, to encode.
     fn out(self) -> Self::Out;
     /// One element from its unit, decoded.

@@ -537,3 +537,96 @@ fn decode_region_dyn_is_decode_dyn_then_slice_for_every_data_type() {
         })
     ));
 }
+
+/// A `DynArray` whose array has gaps and a backwards axis (part of another, moved out)
+/// encodes, slices, is assigned into, and has chunks decoded into it as its C-order copy
+/// does, for a type of each way elements move: a unit of words, checked bytes, low bits,
+/// a pair of words; and from a 0-d fill and from another array with gaps.
+#[test]
+fn dyn_arrays_with_gaps_behave_as_their_c_order_copies() {
+    fn gapped<A: Bits>(offset: usize) -> ArrayD<A> {
+        let whole = ArrayD::from_shape_fn(IxDyn(&[6, 7, 5]), |i| {
+            crate::common::element::<A>(offset + i[0] * 35 + i[1] * 5 + i[2])
+        });
+        let step = |start, end, step| ndarray::SliceInfoElem::Slice {
+            start,
+            end: Some(end),
+            step,
+        };
+        let mut a = whole.slice_move(&[step(1, 5, 1), step(0, 7, 2), step(1, 4, 1)][..]);
+        a.invert_axis(ndarray::Axis(2));
+        assert!(a.as_slice_memory_order().is_none(), "gaps");
+        a
+    }
+    fn check<A: Bits>()
+    where
+        DynArray: From<ArrayD<A>>,
+    {
+        let name = std::any::type_name::<A>();
+        let little = BytesCodec::new(Endian::Little);
+        let bits = |d: &DynArray| little.encode_dyn(d).unwrap();
+        let a = gapped::<A>(0);
+        let d = DynArray::from(a.clone());
+        let region = [1..3, 0..4, 1..3];
+        let region_shape = [2, 4, 2];
+        for endian in [Endian::Little, Endian::Big] {
+            let codec = BytesCodec::new(endian);
+            assert_eq!(
+                codec.encode_dyn(&d).unwrap(),
+                reference_bytes(a.view(), endian),
+                "{name} {endian}"
+            );
+        }
+        let part = a.slice(crate::common::slice_of(&region).as_slice());
+        assert_eq!(
+            bits(&d.slice_region(&region).unwrap()),
+            reference_bytes(part, Endian::Little),
+            "{name} slice"
+        );
+        // Assigned from another array with gaps, of the region's shape.
+        let from = gapped::<A>(1000).slice_move(&crate::common::slice_of(&region)[..]);
+        assert!(from.as_slice_memory_order().is_none());
+        let mut want = a.clone();
+        want.slice_mut(crate::common::slice_of(&region).as_slice())
+            .assign(&from);
+        let mut got = d.clone();
+        got.assign_region(&region, &DynArray::from(from.clone()))
+            .unwrap();
+        assert_eq!(
+            bits(&got),
+            reference_bytes(want.view(), Endian::Little),
+            "{name} assign"
+        );
+        // From one element, 0-d.
+        let x = crate::common::element::<A>(7);
+        want.slice_mut(crate::common::slice_of(&region).as_slice())
+            .fill(x);
+        let one = DynArray::from(ndarray::arr0(x).into_dyn());
+        got.assign_region(&region, &one).unwrap();
+        assert_eq!(
+            bits(&got),
+            reference_bytes(want.view(), Endian::Little),
+            "{name} fill"
+        );
+        // A chunk decoded into the region, in the other byte order than this machine's.
+        let codec = BytesCodec::new(OTHER);
+        let chunk = reference_bytes(from.view(), OTHER);
+        let mut got = d.clone();
+        codec
+            .decode_chunk_into_dyn(&mut got, &region, &chunk, &region_shape)
+            .unwrap();
+        let mut want = a.clone();
+        want.slice_mut(crate::common::slice_of(&region).as_slice())
+            .assign(&from);
+        assert_eq!(
+            bits(&got),
+            reference_bytes(want.view(), Endian::Little),
+            "{name} decode"
+        );
+    }
+    check::<f32>();
+    check::<bool>();
+    check::<Float4E2M1FN>();
+    check::<Complex<f64>>();
+    check::<u8>();
+}
