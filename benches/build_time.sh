@@ -17,7 +17,8 @@ seconds() {
 import json, re, sys
 html, crate = open(sys.argv[1]).read(), sys.argv[2]
 units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);", html, re.S).group(1))
-print(next(f"{u['duration']:.1f}" for u in units if u["name"] == crate and u["target"] in ("", " (lib)") or u["name"] == crate and "lib" in u["target"]))
+lib = (u for u in units if u["name"] == crate and u["target"].strip() in ("", "(lib)"))
+print(f"{next(lib)['duration']:.1f}")
 PY
 }
 
