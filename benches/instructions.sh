@@ -4,7 +4,7 @@
 # `perf_table --count` and counted alone (`--toggle-collect` of `perf_table::counted`).
 # Counts do not move with the machine's load, so they compare builds where GB/s cannot.
 #
-#   benches/instructions.sh                      # every row of the table in benches/README.md
+#   benches/instructions.sh                      # every row of the table in benches/NOTES.md
 #   LAYOUTS=fortran TYPES=u8:big benches/instructions.sh
 #
 # LAYOUTS: perf_table layouts (default fortran, transposed, 3d-swapped); TYPES: TYPE:ENDIAN

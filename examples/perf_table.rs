@@ -90,7 +90,7 @@
 //! inside a function of its own, `counted`, and prints nothing else: an instruction
 //! counter run on it counts that conversion alone, as `benches/instructions.sh` does with
 //! callgrind (`--toggle-collect`) for the table of instructions per byte in
-//! benches/README.md. The array's size is `--size-mib` (2 in that table).
+//! benches/NOTES.md. The array's size is `--size-mib` (2 in that table).
 //!
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.

@@ -65,7 +65,7 @@ pub(crate) mod sealed {
         /// The items' memory as bytes, when every byte of it is initialised: all types
         /// but the pairs of low-bit minifloats, which are no `Pod`. Implementations are
         /// `#[inline]`: byte tiles call one per column they ask for ahead
-        /// (benches/README.md, Design measurements).
+        /// (benches/NOTES.md, `src/element.rs`).
         fn as_bytes(items: &[Self]) -> Option<&[u8]>;
 
         /// Whether the encoded bytes equal the memory bytes in this byte order.

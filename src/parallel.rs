@@ -191,13 +191,13 @@ mod pool {
     }
 
     /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
-    /// thread, as the pool made them slower and larger ones faster (benches/README.md, Design
-    /// measurements).
+    /// thread, as the pool made them slower and larger ones faster
+    /// (benches/NOTES.md, `src/parallel.rs`).
     const PARALLEL_THRESHOLD: usize = 2 << 20;
 
     /// Whether a conversion of `bytes` goes to the pool: it is large enough, and the pool has
     /// threads to share it. A pool of one thread gains nothing from parts and pays for them
-    /// (benches/README.md, Design measurements).
+    /// (benches/NOTES.md, `src/parallel.rs`).
     pub(super) fn worth(bytes: usize) -> bool {
         bytes >= PARALLEL_THRESHOLD
             && rayon::current_num_threads() > 1
@@ -306,7 +306,7 @@ mod pool {
     /// index of it, as when that axis is outermost in the stream (the planes of a stack stored
     /// interleaved, viewed (2, 0, 1)), reads all of the memory of the planes for each plane,
     /// one element in four of it, slower on the pool than one thread in tiles
-    /// (benches/README.md, Design measurements).
+    /// (benches/NOTES.md, `src/parallel.rs`).
     pub(super) fn windows_keep_tiles<A: Item>(strided: &Strided) -> bool {
         traverse::tiled_window(strided, 16, usize::MAX) <= per_task::<A>(strided.len())
     }
@@ -319,7 +319,7 @@ mod pool {
     ///
     /// A part of a Fortran-order array reads each stream row in a run as wide as the part, so
     /// parts are not cut finer than the pool needs: cut down to 256 KiB whatever the pool,
-    /// the parts were narrow and decoded slower (benches/README.md, Design measurements).
+    /// the parts were narrow and decoded slower (benches/NOTES.md, `src/parallel.rs`).
     pub(super) fn halves<A: Item>(
         view: ArrayViewMut<'_, A, IxDyn>,
         f: impl Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync,

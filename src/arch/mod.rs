@@ -64,7 +64,7 @@ pub(crate) trait Vector: Pod {
 /// Bytes ahead of a bulk conversion that its source is requested, one cache line per
 /// 64-byte step. Converting into a fresh `Vec` takes a page fault every 4 KiB, after which
 /// the hardware prefetcher starts the source over from cold; two pages ahead, the source
-/// keeps streaming (benches/README.md, Design measurements).
+/// keeps streaming (benches/NOTES.md, `src/arch/`).
 const AHEAD: usize = 8 * 1024;
 
 /// Ask for the cache line [`AHEAD`] bytes past `at` in `bytes`, if there is one: called

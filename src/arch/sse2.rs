@@ -13,7 +13,7 @@ use safe_arch::{
 pub(crate) type Register = m128i;
 
 /// Whether [`swapped`] beats byteorder's bulk conversions, as it does for 8-byte words in
-/// cache, four registers per step (benches/README.md, Design measurements).
+/// cache, four registers per step (benches/NOTES.md, `src/arch/`).
 pub(crate) const BULK_SWAP: bool = true;
 
 impl super::Vector for m128i {

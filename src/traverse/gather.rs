@@ -11,15 +11,15 @@ use crate::arch;
 /// How far ahead the traversal asks for the memory it moves next: rows of the stream, or
 /// columns of a tile, each one run. Asking for the next tile as a whole kept hundreds of
 /// runs of requests in flight, which were pushed out of the cache before they were used;
-/// 32 and 64 rows were no faster (benches/README.md, Design measurements).
+/// 32 and 64 rows were no faster (benches/NOTES.md, `src/traverse/gather.rs`).
 pub(crate) const ROWS_AHEAD: usize = 16;
 
 /// How many cache lines down each column a scatter asks for, into the first-level cache,
 /// ahead of the rows it stores: once per line, so that the line is there when its stores
 /// come. The second-level hints of [`Block::prefetch_ahead`] bring a tile near; these
 /// bring the next lines of the columns being written all the way in, which decodes faster;
-/// the same lines asked for one strip ahead gained nothing (benches/README.md, Design
-/// measurements).
+/// the same lines asked for one strip ahead gained nothing
+/// (benches/NOTES.md, `src/traverse/gather.rs`).
 const LINES_AHEAD: usize = 2;
 
 /// Hint that the elements `start..start + len` of `slice` (those in bounds) are needed
@@ -29,7 +29,7 @@ const LINES_AHEAD: usize = 2;
 /// short runs spread over many pages, too short for the hardware to notice a stream, so the
 /// traversal asks for the runs it moves next while it moves the current ones. The lines are
 /// asked into the second-level cache, not the first, where they would push out the lines
-/// being moved (benches/README.md, Design measurements).
+/// being moved (benches/NOTES.md, `src/traverse/gather.rs`).
 #[inline]
 pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
     let Some(run) = slice.get(start..) else {
@@ -49,7 +49,7 @@ pub(crate) fn prefetch<T>(slice: &[T], start: usize, len: usize, write: bool) {
 /// Hint the first element of each line-long stretch of `run`, and its last element, as
 /// [`prefetch`] does, with an index stepped by hand: fewer instructions for the columns of
 /// a strip, more for the rows of the stream, where [`prefetch`] keeps `chunks`
-/// (benches/README.md, Design measurements).
+/// (benches/NOTES.md, `src/traverse/gather.rs`).
 #[inline(always)]
 fn hint_lines<T>(run: &[T], write: bool) {
     let mut at = 0;
@@ -66,7 +66,7 @@ fn hint_lines<T>(run: &[T], write: bool) {
 /// (a view stepped along the axis closest in memory), one element per cache line (every
 /// element, for steps of a line or more). Such lanes are as scattered as runs of a part
 /// are, and a part stepped along its first axis encodes faster with the hints
-/// (benches/README.md, Design measurements).
+/// (benches/NOTES.md, `src/traverse/gather.rs`).
 pub(crate) fn prefetch_lane<T>(lane: ArrayView1<'_, T>, write: bool) {
     match lane.to_slice() {
         Some(run) => prefetch(run, 0, run.len(), write),
@@ -110,7 +110,7 @@ impl Block {
     /// Rows `from..` of column `c`, whose element (0, c) is at `first` of its slice
     /// ([`Columns::column`]): the lane of their elements there and the scratch index of the
     /// first, or `None` when there are none. Always inlined: left out of line, it slowed
-    /// complex128 Fortran encoding (benches/README.md, Design measurements).
+    /// complex128 Fortran encoding (benches/NOTES.md, `src/traverse/gather.rs`).
     #[inline(always)]
     fn column_from(&self, first: isize, c: usize, from: usize) -> Option<(Lane, usize)> {
         (from < self.rows).then(|| {
@@ -159,7 +159,7 @@ impl Block {
     /// column: when its rows are fewer than the 4 of the shortest rectangle and its columns
     /// outnumber them, as in a stack of 2 or 3 planes stored interleaved, whose columns of
     /// 2 or 3 elements would each be a lane of their own, far slower for every element size
-    /// (benches/README.md, Design measurements).
+    /// (benches/NOTES.md, `src/traverse/gather.rs`).
     fn by_rows(&self, rows_k: usize) -> bool {
         rows_k == 0 && self.rows < 4 && self.cols > self.rows
     }
@@ -170,7 +170,7 @@ impl Block {
     /// in memory are one run, which the hardware streams by itself. A short distance keeps
     /// few requests in flight, which then arrive before they are pushed out: the whole
     /// next tile at once kept 256 columns of requests waiting, and was slower
-    /// (benches/README.md, Design measurements). Always inlined: called per column, and
+    /// (benches/NOTES.md, `src/traverse/gather.rs`). Always inlined: called per column, and
     /// left out of line once the kernels moved into their own module.
     #[inline(always)]
     fn prefetch_ahead<A, M: Columns<A> + ?Sized>(&self, memory: &M, c: usize, write: bool) {
@@ -202,7 +202,7 @@ impl Block {
     /// slice and the columns asked for are in this tile, their runs lie `col_step` apart
     /// in one span, checked once, and each line is hinted with no more index arithmetic;
     /// the index arithmetic of the column-by-column calls took about as many instructions
-    /// as their hints (benches/README.md, Design measurements).
+    /// as their hints (benches/NOTES.md, `src/traverse/gather.rs`).
     #[inline(always)]
     fn prefetch_strip<const K: usize, A, M: Columns<A> + ?Sized>(
         &self,
@@ -384,7 +384,7 @@ fn finished<P: Copy, A: Copy + Zeroable, const R: usize, const K: usize>(
 /// The K columns of a strip, each cut into its first `bands` runs of R elements: every
 /// column then has the same known length, so the rectangles of the strip read their runs
 /// with no bounds check each, which took many of the instructions of a rectangle
-/// (benches/README.md, Design measurements).
+/// (benches/NOTES.md, `src/traverse/gather.rs`).
 #[inline(always)]
 fn runs_of<A: Pod, const R: usize, const K: usize>(
     columns: [&[A]; K],
@@ -400,7 +400,7 @@ fn runs_of<A: Pod, const R: usize, const K: usize>(
 
 /// The K runs of R elements of one rectangle, copied out of memory. Loops of slice copies
 /// rather than `from_fn`, whose closures can stay out of line and copy element by element,
-/// much slower (benches/README.md, Design measurements).
+/// much slower (benches/NOTES.md, `src/traverse/gather.rs`).
 #[inline(always)]
 fn gathered_runs<'m, A: Copy + 'm, const R: usize, const K: usize>(
     mut runs: impl Iterator<Item = &'m [A]>,
@@ -422,7 +422,7 @@ fn gathered_runs<'m, A: Copy + 'm, const R: usize, const K: usize>(
 /// ([`columns_in_row`]), it lets the compiler prove the R row moves of a rectangle in
 /// bounds; with the block's field, it checked each of them twice, against bounds kept on
 /// the stack, which cost work per byte and slowed encoding; decoding, bound by memory, did
-/// not change (benches/README.md, Design measurements).
+/// not change (benches/NOTES.md, `src/traverse/gather.rs`).
 #[inline(always)]
 fn tile_pitch<A>(block: &Block) -> usize {
     let pitch = super::tile::<A>().pitch;
@@ -654,8 +654,8 @@ pub(crate) fn scatter<
                 // whole went through the stack); narrower ones finished as a whole, as
                 // their runs finished one by one were shuffled across runs, with more than
                 // twice the instructions. By reference: runs moved out by value were
-                // stored a byte and then 15 at a time (benches/README.md, Design
-                // measurements).
+                // stored a byte and then 15 at a time
+                // (benches/NOTES.md, `src/traverse/gather.rs`).
                 if K >= 8 {
                     for (run, values) in runs.iter_mut().zip(&out) {
                         ask(run);

@@ -34,8 +34,8 @@ use crate::arch::{Register, Vector};
 /// by one down each column of a tall tile, faster than squares, whose registers spill, and
 /// than converting the rows of the tile afterwards in bulk; in a tile of exactly 4 rows,
 /// whose columns are 4 elements, they move in 4 × 4 squares of single moves, which spare
-/// each short column its own loop. The figures are in benches/README.md (Design
-/// measurements). The casts between `A` and the registers are by the size just matched.
+/// each short column its own loop (benches/NOTES.md, `src/traverse/kernels.rs`). The
+/// casts between `A` and the registers are by the size just matched.
 #[inline(always)]
 pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
     memory: &M,
@@ -51,7 +51,7 @@ pub(crate) fn gather<A: Pod, M: Columns<A> + ?Sized, const WORD: usize>(
     // first rows of the rectangles of 4 rows, whose other rows are the memory between,
     // rather than element by element, which is faster (4-byte and wider elements gained
     // nothing); so does a row of 1-byte elements 3 apart, through the 3-row rectangles
-    // (benches/README.md, Design measurements).
+    // (benches/NOTES.md, `src/traverse/kernels.rs`).
     let rows = match block.rows {
         1 if size <= 2 && block.col_step == 4 => 4,
         1 if size == 1 && block.col_step == 3 => 3,
@@ -134,8 +134,8 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// each other out before they are full; the 8 × 4 rectangles decode faster, and gathering
 /// in them was slower. 1-byte elements scatter in 16 × 4 rectangles where their columns
 /// lie a multiple of 4 KiB apart ([`columns_alias`]), which decodes `u8` faster there;
-/// elsewhere they scatter in 16 × 8, as 16 × 4 was slower there (benches/README.md,
-/// Design measurements).
+/// elsewhere they scatter in 16 × 8, as 16 × 4 was slower there
+/// (benches/NOTES.md, `src/traverse/kernels.rs`).
 ///
 /// Each element is a `P` in the scratch buffer and becomes an `A` through `finish` (the
 /// identity for `Pod` elements; the element a valid byte stands for when 1-byte elements
@@ -143,8 +143,8 @@ fn moved<A: Copy, const R: usize, const K: usize>(
 /// moved, which tells a check whether any was above a bound; without, it is 0. The
 /// rectangles' bytes are ORed as whole registers into one that the compiler keeps in a
 /// register through the tile. A flag set for each element instead was a mask reduced to
-/// a bit and stored for each rectangle, which took more work per byte (benches/README.md,
-/// Design measurements).
+/// a bit and stored for each rectangle, which took more work per byte
+/// (benches/NOTES.md, `src/traverse/kernels.rs`).
 #[inline(always)]
 pub(crate) fn scatter<
     P: Pod,

@@ -166,7 +166,8 @@ pub(crate) struct Tile {
     /// Columns of a tile whose axis along memory is shorter than `rows`, so that its tiles
     /// are all one band (a stack of 4 planes stored interleaved), at most `cols`: 256 bytes
     /// of each stream row. Wider tiles there read memory in longer runs but write the
-    /// stream in longer ones too, and were slower (benches/README.md, Design measurements).
+    /// stream in longer ones too, and were slower
+    /// (benches/NOTES.md, `src/traverse/plan.rs`).
     pub short_cols: usize,
     /// Bytes of an element.
     pub size: usize,
@@ -180,7 +181,7 @@ impl Tile {
 }
 
 /// The tile of `A` for gathering (encoding), the fastest tried in Fortran and transposed
-/// layouts (benches/README.md, Design measurements): 32 KiB of elements in 64 columns for
+/// layouts (benches/NOTES.md, `src/traverse/plan.rs`): 32 KiB of elements in 64 columns for
 /// elements of 8 bytes and more; for 1-, 2- and 4-byte elements, which move in rectangles,
 /// 256 columns (256- to 1024-byte stream runs; 128 or 512 columns are slower for every
 /// size) and as many rows, a multiple of 16, as fit 72 KiB. Rows are a cache line longer
@@ -215,7 +216,7 @@ pub(crate) fn tile<A>() -> Tile {
 /// wider ones (or one element, if bigger). Scattering writes memory in runs down the
 /// tile's columns, which then are half as long again and decode faster; gathering reads
 /// those runs and was no faster with them, and 72 and 144 KiB were slower than 108
-/// (benches/README.md, Design measurements).
+/// (benches/NOTES.md, `src/traverse/plan.rs`).
 pub(crate) fn scatter_tile<A>() -> Tile {
     let tile = tile::<A>();
     Tile {
@@ -228,7 +229,7 @@ pub(crate) fn scatter_tile<A>() -> Tile {
 /// asks for ([`prefetch`](super::prefetch)): 64 for 1-byte elements, 128 for wider ones,
 /// whose scatter tiles hold 48 to 192 rows. Asking for the same row of the tile below, a
 /// whole tile ahead, was slower; 1-byte elements were slower 128 rows ahead, wider ones
-/// no faster 32 or 64 rows ahead (benches/README.md, Design measurements).
+/// no faster 32 or 64 rows ahead (benches/NOTES.md, `src/traverse/plan.rs`).
 pub(crate) fn stream_ahead<A>() -> usize {
     if std::mem::size_of::<A>() == 1 {
         64
@@ -368,7 +369,7 @@ impl Origin {
 /// the count of `size`-byte elements from the start to the first line boundary, or `None`
 /// when the pieces cannot all start on one. A run of a tile that straddles a line shares
 /// it with a tile visited much later, by which time the line has left the cache and is
-/// read (and for a store, written) twice (benches/README.md, Design measurements).
+/// read (and for a store, written) twice (benches/NOTES.md, `src/traverse/plan.rs`).
 pub(super) fn cuts(
     len: usize,
     width: usize,

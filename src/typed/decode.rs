@@ -176,7 +176,7 @@ fn read_checked<A: Item>(
 ) -> Result<(), Error> {
     if !A::CHECKED {
         // Nothing to check: one conversion, whose requests for the bytes ahead then run
-        // across the steps, which is faster (benches/README.md, Design measurements).
+        // across the steps, which is faster (benches/NOTES.md, `src/typed/`).
         A::read(bytes, endian, dst);
         return Ok(());
     }
@@ -428,7 +428,7 @@ impl<T: Moves> Decoder<'_, T> {
             // The stream's bytes move as they are and are checked as each becomes an
             // element and is stored. Checking each row as it was copied kept fewer rows'
             // cache misses in flight, and a pass over the whole tile once it was in read
-            // it twice: both were slower (benches/README.md, Design measurements).
+            // it twice: both were slower (benches/NOTES.md, `src/typed/`).
             let tile = staged(self.bytes, &b, &mut self.encoded, |src, dst| {
                 dst.copy_from_slice(src)
             });

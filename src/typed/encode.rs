@@ -186,7 +186,7 @@ fn write_items<A: Item, W: Write>(
 /// Tiles deep that a window of `write_zarr_bytes` is cut along the axis the tiles read, in
 /// a layout converted in tiles. The plan cuts the first band of each window short, so that
 /// the others start on cache lines; a window one tile deep kept a short band in every
-/// window, and was slower for every element size (benches/README.md, Design measurements).
+/// window, and was slower for every element size (benches/NOTES.md, `src/typed/`).
 const TILES_PER_WINDOW: usize = 2;
 
 /// Elements of each window of `write_zarr_bytes`: [`WRITE_BUFFER_SIZE`] bytes, or for a
