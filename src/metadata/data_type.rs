@@ -108,11 +108,11 @@ macro_rules! data_type {
         ///
         /// # Data types of fixed name
         ///
-        /// Made from the one table that defines them (`src/data_type.rs`), as
-        /// [`DynArray`](crate::DynArray)'s variants of the same names (whose arrays show the
-        /// Rust element of each) and the fill values are. The sub-byte integers keep their
-        /// value in the low bits of an `i8` or `u8`, whose others decoding ignores and
-        /// encoding writes as zero.
+        /// Made from the one table that defines them (`fixed_types!` in
+        /// `src/metadata/data_type.rs`), as [`DynArray`](crate::DynArray)'s variants of the
+        /// same names (whose arrays show the Rust element of each) and the fill values are.
+        /// The sub-byte integers keep their value in the low bits of an `i8` or `u8`, whose
+        /// others decoding ignores and encoding writes as zero.
         ///
         /// | name | variant | bytes | endian applies | the bytes |
         /// |---|---|---:|---|---|
