@@ -167,18 +167,19 @@
 //!
 //! Decoding into a new array allocates the array and nothing else; converting a standard
 //! layout allocates nothing beyond its output. Other layouts move through a scratch buffer
-//! of at most 108 KiB, and parts of bigger arrays that are no one memory slice through a
-//! buffer of at most 4 MiB beside the output. `write_zarr_bytes` writes through at most
-//! 4 MiB, `read_zarr_bytes` reads through at most 64 KiB. `encode_zarr_chunks` allocates
-//! each chunk's `Vec`, which it hands to the sink; `encode_zarr_chunks_sparse` lends each
-//! chunk from a buffer the next chunk reuses (one per thread, at most), and makes none
-//! for a chunk of the fill value; an edge chunk is padded in place. `from_zarr_chunks`
-//! allocates the array alone, zeroed by the system rather than written;
-//! decoding an edge chunk whose part is not one run of its bytes gathers the part through a
-//! buffer of at most 256 KiB (or of one index of its first axis, if that is more).
-//! `from_zarr_subset` allocates the subset's array and such a buffer per thread;
-//! `encode_zarr_subset` a chunk's buffer and such a buffer per thread, the chunks it
-//! updates being the store's own.
+//! of at most 72 KiB when encoding and 108 KiB when decoding (or of one element, if
+//! bigger), and parts of bigger arrays whose lanes step through memory (sliced with a step
+//! along the axis closest in memory) also through a buffer of at most 256 KiB.
+//! `write_zarr_bytes` writes through at most 4 MiB, `read_zarr_bytes` reads through at most
+//! 64 KiB. `encode_zarr_chunks` allocates each chunk's `Vec`, which it hands to the sink;
+//! `encode_zarr_chunks_sparse` lends each chunk from a buffer the next chunk reuses (one
+//! per thread, at most), and makes none for a chunk of the fill value; an edge chunk is
+//! padded in place. `from_zarr_chunks` allocates the array alone, zeroed by the system
+//! rather than written; decoding an edge chunk whose part is not one run of its bytes
+//! gathers the part through a buffer of at most 256 KiB (or of one index of its first axis,
+//! if that is more). `from_zarr_subset` allocates the subset's array and such a buffer per
+//! thread; `encode_zarr_subset` a chunk's buffer and such a buffer per thread, the chunks
+//! it updates being the store's own.
 //!
 //! # Cargo Features
 //!

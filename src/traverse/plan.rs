@@ -180,19 +180,30 @@ impl Tile {
     }
 }
 
+/// Bytes of the scratch buffer of a tile of 1-, 2- and 4-byte elements ([`tile`]), at most.
+const NARROW_TILE_BYTES: usize = 72 * 1024;
+
+/// Bytes of the elements of a tile of wider elements ([`tile`]), before the rows' padding.
+const WIDE_TILE_BYTES: usize = 32 * 1024;
+
 /// The tile of `A` for gathering (encoding), the fastest tried in Fortran and transposed
 /// layouts (benches/NOTES.md, `src/traverse/plan.rs`): 32 KiB of elements in 64 columns for
-/// elements of 8 bytes and more; for 1-, 2- and 4-byte elements, which move in rectangles,
+/// elements of 5 bytes and more; for 1-, 2- and 4-byte elements, which move in rectangles,
 /// 256 columns (256- to 1024-byte stream runs; 128 or 512 columns are slower for every
 /// size) and as many rows, a multiple of 16, as fit 72 KiB. Rows are a cache line longer
 /// in the scratch buffer, which gains for 2-byte elements and loses nothing elsewhere.
 pub(crate) fn tile<A>() -> Tile {
-    let size = std::mem::size_of::<A>().max(1);
+    tile_of(std::mem::size_of::<A>().max(1))
+}
+
+/// [`tile`] of elements of `size` bytes, at least one.
+#[inline]
+fn tile_of(size: usize) -> Tile {
     let short = |cols: usize| (256 / size).clamp(1, cols);
     if size <= 4 {
         let cols = 256;
         let pitch = cols + LINE_BYTES / size;
-        let rows = 72 * 1024 / size / pitch / 16 * 16;
+        let rows = NARROW_TILE_BYTES / size / pitch / 16 * 16;
         return Tile {
             rows,
             cols,
@@ -201,9 +212,9 @@ pub(crate) fn tile<A>() -> Tile {
             size,
         };
     }
-    let (bytes, cols) = (32 * 1024, 64.min(32 * 1024 / size).max(1));
+    let cols = 64.min(WIDE_TILE_BYTES / size).max(1);
     Tile {
-        rows: (bytes / size / cols).max(1),
+        rows: (WIDE_TILE_BYTES / size / cols).max(1),
         cols,
         pitch: cols + LINE_BYTES / size,
         short_cols: short(cols),
@@ -212,13 +223,18 @@ pub(crate) fn tile<A>() -> Tile {
 }
 
 /// The tile of `A` for scattering (decoding): [`tile`] with half as many rows again, so
-/// a scratch buffer of at most 108 KiB for 1-, 2- and 4-byte elements and 54 KiB for
-/// wider ones (or one element, if bigger). Scattering writes memory in runs down the
-/// tile's columns, which then are half as long again and decode faster; gathering reads
-/// those runs and was no faster with them, and 72 and 144 KiB were slower than 108
+/// a scratch buffer of at most 108 KiB for 1- to 4-byte elements and 57 KiB for wider
+/// ones (or one element, if bigger). Scattering writes memory in runs down the tile's
+/// columns, which then are half as long again and decode faster; gathering reads those
+/// runs and was no faster with them, and 72 and 144 KiB were slower than 108
 /// (benches/NOTES.md, `src/traverse/plan.rs`).
 pub(crate) fn scatter_tile<A>() -> Tile {
-    let tile = tile::<A>();
+    taller(tile::<A>())
+}
+
+/// `tile` with half as many rows again: [`scatter_tile`] of [`tile`].
+#[inline]
+fn taller(tile: Tile) -> Tile {
     Tile {
         rows: tile.rows + tile.rows / 2,
         ..tile
@@ -547,7 +563,7 @@ pub(crate) fn odometer(
 
 #[cfg(test)]
 mod tests {
-    use super::{cuts, lead, LINE_BYTES};
+    use super::{cuts, lead, taller, tile_of, LINE_BYTES};
 
     /// The pieces cover `0..len` in order without gaps, none is empty, and every piece but
     /// the first starts on a line (`lead` elements in, then every line) when it can.
@@ -590,5 +606,71 @@ mod tests {
         assert_eq!(lead(0x1010, 1, 4097), None, "runs in other places");
         assert_eq!(lead(0x1010, 2, -64), Some(24), "a reversed stride");
         assert_eq!(lead(0x1010, 64, 1), None, "elements of a line or more");
+    }
+
+    /// The text of the doc comments of a source file, in single spaces.
+    fn docs(source: &str) -> String {
+        let lines = source.lines().map(str::trim_start);
+        let docs = lines.filter_map(|l| l.strip_prefix("//!").or_else(|| l.strip_prefix("///")));
+        let words: Vec<&str> = docs.flat_map(str::split_whitespace).collect();
+        words.join(" ")
+    }
+
+    /// The bytes of every "N KiB" that `docs` states right after `before`, one at least.
+    fn stated(docs: &str, before: &str) -> Vec<usize> {
+        let figures: Vec<usize> = docs
+            .match_indices(before)
+            .map(|(at, _)| {
+                let rest = &docs[at + before.len()..];
+                let digits = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                assert!(rest[digits..].starts_with(" KiB"), "{before:?}{rest:.40}");
+                rest[..digits].parse::<usize>().unwrap() * 1024
+            })
+            .collect();
+        assert!(!figures.is_empty(), "no {before:?} in the docs");
+        figures
+    }
+
+    /// The scratch buffer sizes the docs state are those the tiles take: the largest over
+    /// every element size whose tile holds more than one element (a tile of one element
+    /// is the element's size), so that the figures cannot drift from the code again.
+    #[test]
+    fn the_docs_state_the_scratch_buffers_of_the_tiles() {
+        // Gathering's and scattering's scratch bytes: narrow elements, then wider ones.
+        let (mut narrow, mut wide) = ((0, 0), (0, 0));
+        for size in 1..=256 * 1024 {
+            let (gather, scatter) = (tile_of(size), taller(tile_of(size)));
+            let bytes = (gather.len() * size, scatter.len() * size);
+            if gather.len() == 1 {
+                assert_eq!(bytes, (size, size), "{size}-byte elements");
+                continue;
+            }
+            let most = if size <= 4 { &mut narrow } else { &mut wide };
+            *most = (most.0.max(bytes.0), most.1.max(bytes.1));
+        }
+        let (gather, scatter) = (narrow.0.max(wide.0), narrow.1.max(wide.1));
+        for (file, source) in [
+            ("lib.rs", include_str!("../lib.rs")),
+            ("traverse/mod.rs", include_str!("mod.rs")),
+        ] {
+            let docs = docs(source);
+            assert_eq!(
+                stated(&docs, "scratch buffer of at most "),
+                [gather],
+                "{file}"
+            );
+            assert_eq!(stated(&docs, "KiB when encoding and "), [scatter], "{file}");
+        }
+        let encode = docs(include_str!("../typed/encode.rs"));
+        for figure in stated(&encode, "scratch buffer of at most ") {
+            assert_eq!(figure, gather, "typed/encode.rs");
+        }
+        let plan = docs(include_str!("plan.rs"));
+        assert_eq!(stated(&plan, "a scratch buffer of at most "), [narrow.1]);
+        // The wider elements' figure is rounded up to whole KiB.
+        let wider = stated(&plan, "KiB for 1- to 4-byte elements and ");
+        assert_eq!(wider, [wide.1.div_ceil(1024) * 1024]);
     }
 }

@@ -49,7 +49,8 @@ pub trait BytesEncode {
     /// Encode into a caller's buffer, which must have exactly the encoded length.
     ///
     /// Allocates nothing for standard layouts; other layouts use a scratch buffer of at
-    /// most 72 KiB.
+    /// most 72 KiB (or of one element, if bigger), and views whose lanes step through
+    /// memory also a buffer of at most 256 KiB.
     ///
     /// # Errors
     ///
@@ -79,7 +80,8 @@ pub trait BytesEncode {
     ///
     /// A standard-layout array whose bytes need no conversion is written straight from its
     /// memory, with no buffer at all. Layouts that are not standard also use a scratch
-    /// buffer of at most 72 KiB; nothing else grows with the array.
+    /// buffer of at most 72 KiB (or of one element, if bigger), and views whose lanes step
+    /// through memory a buffer of at most 256 KiB; nothing else grows with the array.
     ///
     /// # Errors
     ///
