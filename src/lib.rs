@@ -38,6 +38,8 @@
 //!   [`BytesCodec::decode_region_dyn`] for part of one.
 //! - [`Element`]: the element types; [`Endian`]: the byte order; [`Error`]: what can go
 //!   wrong.
+//! - [`prelude`]: every extension trait above, [`Endian`] and [`ChunkGrid`] in one
+//!   `use zarr_bytes::prelude::*;`.
 //!
 //! Every function takes the data first and the byte order last.
 //!
@@ -45,7 +47,7 @@
 //!
 //! ```
 //! use ndarray::{array, Array2};
-//! use zarr_bytes::{BytesDecode, BytesEncode, Endian};
+//! use zarr_bytes::prelude::*;
 //!
 //! let a = array![[1.0f32, 2.0], [3.0, 4.0]];
 //! let bytes = a.to_zarr_bytes(Endian::Big);
@@ -213,6 +215,7 @@ mod endian;
 mod error;
 pub mod minifloat;
 mod parallel;
+pub mod prelude;
 mod runtime;
 mod traverse;
 mod typed;

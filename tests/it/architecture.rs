@@ -25,7 +25,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("parallel", &["parallel.rs"]),
-    ("api", &["typed/", "runtime/", "metadata/codec.rs"]),
+    (
+        "api",
+        &["typed/", "runtime/", "metadata/codec.rs", "prelude.rs"],
+    ),
 ];
 
 fn src() -> PathBuf {
@@ -228,4 +231,41 @@ fn arch_imports_nothing_of_the_crate() {
         .filter(|(from, to)| from.starts_with("arch/") && !to.starts_with("arch/"))
         .collect();
     assert!(from_arch.is_empty(), "{from_arch:?}");
+}
+
+/// The prelude holds every trait the crate root exports, but `Element`, which bounds the
+/// element types rather than giving methods to call, and the two types every call names.
+#[test]
+fn the_prelude_has_every_extension_trait() {
+    let mut all = Vec::new();
+    files(&src(), &mut all);
+    let traits: BTreeSet<String> = all
+        .iter()
+        .flat_map(|file| {
+            let text = code(file);
+            let names: Vec<String> = text
+                .lines()
+                .filter_map(|line| line.trim_start().strip_prefix("pub trait "))
+                .filter_map(|rest| rest.split(|c: char| !c.is_alphanumeric()).next())
+                .map(String::from)
+                .collect();
+            names
+        })
+        .collect();
+    let exported: Vec<&String> = traits
+        .iter()
+        .filter(|name| reexport(&[], name).is_some())
+        .collect();
+    assert!(exported.len() >= 8, "{exported:?}");
+    let prelude = ["prelude".to_string()];
+    let wanted = exported
+        .into_iter()
+        .map(String::as_str)
+        .filter(|&n| n != "Element");
+    for name in wanted.chain(["Endian", "ChunkGrid"]) {
+        assert!(
+            reexport(&prelude, name).is_some(),
+            "{name} is not in the prelude"
+        );
+    }
 }
