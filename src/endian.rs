@@ -38,6 +38,7 @@ impl Endian {
     };
 
     /// The Zarr name of this byte order: `"little"` or `"big"`.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Endian::Little => "little",

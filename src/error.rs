@@ -297,6 +297,7 @@ pub struct IoError(Arc<io::Error>);
 
 impl IoError {
     /// The I/O error.
+    #[must_use]
     pub fn get_ref(&self) -> &io::Error {
         &self.0
     }

@@ -260,16 +260,19 @@ macro_rules! minifloat {
             pub const BITS: u32 = $bits;
 
             /// The value of code `bits`; bits above [`BITS`](Self::BITS) are cleared.
+            #[must_use]
             pub const fn from_bits(bits: u8) -> Self {
                 $name(bits & Self::FORMAT.mask())
             }
 
             /// The code, its unused high bits zero.
+            #[must_use]
             pub const fn to_bits(self) -> u8 {
                 self.0
             }
 
             /// The exact value as a `f32`; NaN codes give a NaN of the code's sign.
+            #[must_use]
             pub fn to_f32(self) -> f32 {
                 Self::FORMAT.value(self.0)
             }
@@ -280,11 +283,13 @@ macro_rules! minifloat {
             /// becomes the type's NaN (for the 6- and 4-bit types, which have none, zero of
             /// the other sign). `float8_e8m0fnu` rounds midpoints up, and has NaN for zero
             /// and negative numbers.
+            #[must_use]
             pub fn from_f32(x: f32) -> Self {
                 $name(Self::FORMAT.nearest(x))
             }
 
             /// Whether this is a NaN code.
+            #[must_use]
             pub fn is_nan(self) -> bool {
                 Self::FORMAT.is_nan(self.0)
             }

@@ -49,6 +49,7 @@ pub struct BytesCodec {
 
 impl BytesCodec {
     /// A codec with the given byte order.
+    #[must_use]
     pub const fn new(endian: Endian) -> Self {
         BytesCodec {
             endian: Some(endian),

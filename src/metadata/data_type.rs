@@ -270,6 +270,7 @@ const UNITS: [(TimeUnit, &str); 14] = [
 
 impl TimeUnit {
     /// The unit as `zarr.json` and numpy write it: `"Y"`, …, `"as"`, `"generic"`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         UNITS
             .iter()
@@ -396,16 +397,19 @@ impl StructType {
 
     /// Whether this was read from the legacy `structured` form, which a `bytes` codec
     /// without `endian` reads little-endian.
+    #[must_use]
     pub fn is_legacy(&self) -> bool {
         self.legacy
     }
 
     /// The fields, in order.
+    #[must_use]
     pub fn fields(&self) -> &[StructField] {
         &self.fields
     }
 
     /// Bytes of a record: the fields' sizes added up.
+    #[must_use]
     pub fn size(&self) -> usize {
         self.size
     }
@@ -451,6 +455,7 @@ impl ScaleFactor {
     }
 
     /// The scale factor as an integer.
+    #[must_use]
     pub const fn get(self) -> u32 {
         self.0
     }
@@ -532,6 +537,7 @@ impl DataType {
 
     /// Bytes per element (for `fixed_length_utf32`, 4 × `code_units`, saturating at
     /// `usize::MAX`: no array of such elements fits in memory).
+    #[must_use]
     pub fn size(&self) -> usize {
         match self {
             DataType::RawBits { bytes } => bytes.get(),
@@ -549,6 +555,7 @@ impl DataType {
 
     /// Whether the codec's `endian` changes the bytes: true for multi-byte numbers, UTF-32
     /// text and structs with such a field; false for single-byte types, raw bits and bytes.
+    #[must_use]
     pub fn endian_applies(&self) -> bool {
         match self {
             DataType::RawBits { .. }

@@ -189,6 +189,7 @@ macro_rules! dyn_array {
 
         impl DynArray {
             /// The Zarr data type of the elements.
+            #[must_use]
             pub fn data_type(&self) -> DataType {
                 match self {
                     $(DynArray::$variant(_) => DataType::$variant,)*
@@ -209,6 +210,7 @@ macro_rules! dyn_array {
             }
 
             /// The logical shape.
+            #[must_use]
             pub fn shape(&self) -> &[usize] {
                 match self {
                     $(DynArray::$variant(a) => a.shape(),)*
@@ -240,6 +242,7 @@ macro_rules! dyn_array {
             /// assert_eq!(text.to_f64(), None);
             /// # Ok::<(), zarr_bytes::Error>(())
             /// ```
+            #[must_use]
             pub fn to_f64(&self) -> Option<ArrayD<f64>> {
                 match self {
                     $(DynArray::$variant(a) => real_values!($fill, a),)*
@@ -709,22 +712,26 @@ impl RawArray {
     }
 
     /// The bytes: the logical shape and a trailing axis of each element's bytes.
+    #[must_use]
     pub fn bytes(&self) -> &ArrayD<u8> {
         &self.bytes
     }
 
     /// The bytes, taken out.
+    #[must_use]
     pub fn into_bytes(self) -> ArrayD<u8> {
         self.bytes
     }
 
     /// The logical shape, without the trailing byte axis.
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         let shape = self.bytes.shape();
         &shape[..shape.len() - 1]
     }
 
     /// Bytes per element: the length of the trailing axis.
+    #[must_use]
     pub fn element_size(&self) -> NonZeroUsize {
         let size = self.bytes.shape().last().copied().unwrap_or(0);
         NonZeroUsize::new(size).unwrap_or_else(|| unreachable!("checked when made"))

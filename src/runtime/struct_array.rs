@@ -66,21 +66,25 @@ impl StructArray {
     }
 
     /// The field of this name, if there is one.
+    #[must_use]
     pub fn field(&self, name: &str) -> Option<&DynArray> {
         self.fields().find(|(n, _)| *n == name).map(|(_, a)| a)
     }
 
     /// The fields, taken apart.
+    #[must_use]
     pub fn into_fields(self) -> Vec<(String, DynArray)> {
         self.fields
     }
 
     /// The shape, every field's.
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
     /// The struct data type of the elements.
+    #[must_use]
     pub fn data_type(&self) -> DataType {
         let t = self.struct_type();
         DataType::Struct(t.unwrap_or_else(|_| unreachable!("checked when made")))

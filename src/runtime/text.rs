@@ -43,21 +43,25 @@ pub struct FixedLength<T> {
 
 impl<T> FixedLength<T> {
     /// The values.
+    #[must_use]
     pub fn values(&self) -> &ArrayD<T> {
         &self.values
     }
 
     /// The values, taken out.
+    #[must_use]
     pub fn into_values(self) -> ArrayD<T> {
         self.values
     }
 
     /// The most code units (strings) or bytes (byte strings) a value holds.
+    #[must_use]
     pub fn length(&self) -> NonZeroUsize {
         self.length
     }
 
     /// The shape.
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         self.values.shape()
     }
@@ -138,6 +142,7 @@ impl FixedLength<String> {
     }
 
     /// `fixed_length_utf32` of this length.
+    #[must_use]
     pub fn data_type(&self) -> DataType {
         DataType::FixedLengthUtf32 {
             code_units: self.length,
@@ -157,6 +162,7 @@ impl FixedLength<Vec<u8>> {
     }
 
     /// `null_terminated_bytes` of this length.
+    #[must_use]
     pub fn data_type(&self) -> DataType {
         DataType::NullTerminatedBytes {
             length_bytes: self.length,

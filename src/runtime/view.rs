@@ -165,11 +165,13 @@ pub struct DynArrayViewMut<'a> {
 
 impl DynArray {
     /// A view of the whole array.
+    #[must_use]
     pub fn view(&self) -> DynArrayView<'_> {
         DynArrayView::from(self)
     }
 
     /// A mutable view of the whole array.
+    #[must_use]
     pub fn view_mut(&mut self) -> DynArrayViewMut<'_> {
         DynArrayViewMut::from(self)
     }
@@ -203,11 +205,13 @@ impl<'a> From<&'a mut DynArray> for DynArrayViewMut<'a> {
 
 impl<'a> DynArrayView<'a> {
     /// The shape.
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         &self.window.shape
     }
 
     /// The Zarr data type of the elements.
+    #[must_use]
     pub fn data_type(&self) -> DataType {
         self.array.data_type()
     }
@@ -241,6 +245,7 @@ impl<'a> DynArrayView<'a> {
     }
 
     /// The elements of the view, copied into an array of their own.
+    #[must_use]
     pub fn to_owned(&self) -> DynArray {
         self.cow().into_owned()
     }
@@ -286,16 +291,19 @@ impl<'a> DynArrayView<'a> {
 
 impl<'a> DynArrayViewMut<'a> {
     /// The shape.
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         &self.window.shape
     }
 
     /// The Zarr data type of the elements.
+    #[must_use]
     pub fn data_type(&self) -> DataType {
         self.array.data_type()
     }
 
     /// A shared view of the same elements.
+    #[must_use]
     pub fn view(&self) -> DynArrayView<'_> {
         DynArrayView {
             array: self.array,
@@ -305,6 +313,7 @@ impl<'a> DynArrayViewMut<'a> {
 
     /// A mutable view of the same elements, borrowed for a shorter while: to hand this view
     /// to a call that takes it by value and keep it.
+    #[must_use]
     pub fn view_mut(&mut self) -> DynArrayViewMut<'_> {
         DynArrayViewMut {
             array: self.array,

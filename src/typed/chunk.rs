@@ -133,6 +133,7 @@ pub trait ChunkEncode {
     /// let nan = f32::from_bits(0x7fc0_0001);
     /// assert!(!array![nan].is_zarr_fill(f32::NAN));
     /// ```
+    #[must_use]
     fn is_zarr_fill(&self, fill: Self::Elem) -> bool;
 
     /// [`encode_zarr_chunks`](Self::encode_zarr_chunks), leaving out the chunks of only the

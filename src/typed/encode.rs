@@ -44,6 +44,7 @@ pub trait BytesEncode {
     /// // A transposed view is encoded in its own logical order.
     /// assert_eq!(a.t().to_zarr_bytes(Endian::Little), [1, 0, 3, 0, 2, 0, 4, 0]);
     /// ```
+    #[must_use]
     fn to_zarr_bytes(&self, endian: Endian) -> Vec<u8>;
 
     /// Encode into a caller's buffer, which must have exactly the encoded length.

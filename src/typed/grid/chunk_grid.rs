@@ -76,26 +76,31 @@ impl ChunkGrid {
     }
 
     /// The shape of the whole array.
+    #[must_use]
     pub fn array_shape(&self) -> &[usize] {
         &self.array_shape
     }
 
     /// The shape of every chunk, edge chunks included (they are stored at this size).
+    #[must_use]
     pub fn chunk_shape(&self) -> &[usize] {
         &self.chunk_shape
     }
 
     /// Chunks along each axis; the last one along an axis may be partly outside the array.
+    #[must_use]
     pub fn grid_shape(&self) -> &[usize] {
         &self.grid_shape
     }
 
     /// The number of chunks.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the grid has no chunk: the array has an axis of length 0.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
