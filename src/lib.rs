@@ -41,7 +41,12 @@
 //! - [`prelude`]: every extension trait above, [`Endian`] and [`ChunkGrid`] in one
 //!   `use zarr_bytes::prelude::*;`.
 //!
-//! Every function takes the data first and the byte order last.
+//! Every call that encodes or decodes takes the array first (`self`, for a method) where it
+//! has one, else the bytes, else what describes them (a grid, data type or shape), and the
+//! byte order last, followed only by the closures that fetch or take chunks (`source`,
+//! `stored`, `sink`); the one exception is [`encode_region_into`], which takes the chunk's
+//! bytes it writes into first and the array fourth. [`BytesCodec`]'s conversions take no
+//! byte order: the codec holds it.
 //!
 //! # Quick start
 //!
