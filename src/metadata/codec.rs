@@ -10,7 +10,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::runtime::chunks;
-use crate::typed::grid::engine::unstored;
+use crate::typed::grid::engine::{unstored, Before};
 use crate::typed::grid::sink::{Owned, Sparse};
 use crate::typed::grid::subset::Subset;
 use crate::{
@@ -500,7 +500,14 @@ impl BytesCodec {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         grid.check_array(array.shape())?;
-        chunks::decode_subset(array, &Subset::whole(grid), &fill, endian, source)
+        chunks::decode_subset(
+            array,
+            &Subset::whole(grid),
+            &fill,
+            endian,
+            source,
+            Before::Anything,
+        )
     }
 
     /// The subset `subset` (one range per axis) of `grid`'s array, of `data_type`, chunk by
@@ -593,7 +600,7 @@ impl BytesCodec {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         let subset = Subset::at(grid, origin, array.shape())?;
-        chunks::decode_subset(array, &subset, &fill, endian, source)
+        chunks::decode_subset(array, &subset, &fill, endian, source, Before::Anything)
     }
 
     /// Write `array` into the subset of `grid`'s array that starts at `origin` and has
@@ -672,11 +679,11 @@ impl BytesCodec {
     {
         let (fill, endian) = self.fill_of(data_type, fill_value)?;
         let shape = subset.shape();
-        let mut array = match DynArray::zeroed(data_type, shape)? {
-            Some(array) => array,
-            None => fill.filled(shape),
+        let (mut array, before) = match DynArray::zeroed(data_type, shape)? {
+            Some(array) => (array, Before::Zeroed),
+            None => (fill.filled(shape), Before::Anything),
         };
-        chunks::decode_subset(array.view_mut(), subset, &fill, endian, source)?;
+        chunks::decode_subset(array.view_mut(), subset, &fill, endian, source, before)?;
         Ok(array)
     }
 

@@ -10,7 +10,7 @@ use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
 
 use crate::check::{checked_len, checked_size};
 use crate::element::Item;
-use crate::typed::grid::engine;
+use crate::typed::grid::engine::{self, Before};
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
     check_part, chunk_len, corner, decode_part, encode_part, fill_around, fill_elements,
@@ -257,6 +257,7 @@ struct DecodeSubset<'r, F> {
     fill: &'r [u8],
     endian: Endian,
     source: &'r F,
+    before: Before,
 }
 
 impl<E, F, B> ElementsMut for DecodeSubset<'_, F>
@@ -271,7 +272,15 @@ where
         let mut records = None;
         let subset = subset_of(&kind, self.subset, a.shape(), &mut records)?;
         let fill = fill_elements(&kind, self.fill, self.endian);
-        engine::decode(a, &subset, &kind, &fill, self.endian, self.source)
+        engine::decode(
+            a,
+            &subset,
+            &kind,
+            &fill,
+            self.endian,
+            self.source,
+            self.before,
+        )
     }
 }
 
@@ -422,6 +431,7 @@ pub(crate) fn decode_subset<E, F, B>(
     fill: &DynArray,
     endian: Endian,
     source: F,
+    before: Before,
 ) -> Result<(), E>
 where
     E: From<Error> + Send,
@@ -434,6 +444,7 @@ where
         fill: &fill_bytes,
         endian,
         source: &source,
+        before,
     };
     if let Ok(result) = array.elements_mut(visitor) {
         return result;

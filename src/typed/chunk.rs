@@ -9,7 +9,7 @@ use ndarray::{Array, ArrayBase, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
 use crate::check::{checked_len, checked_size};
 use crate::element::{in_units, out_units};
 use crate::typed::decode::zeroed;
-use crate::typed::grid::engine::{self, unstored};
+use crate::typed::grid::engine::{self, unstored, Before};
 use crate::typed::grid::fill::{fill_bytes, Fill};
 use crate::typed::grid::part::{check_part, chunk_len, corner, decode_part, encode_part, Kind};
 use crate::typed::grid::sink::{Owned, Sink, Sparse};
@@ -673,7 +673,8 @@ where
     }
     checked_len(subset.grid().chunk_shape(), A::SIZE)?;
     let mut array = zeroed::<A, D>(shape)?;
-    decode_plain(array.view_mut().into_dyn(), subset, fill, endian, source)?;
+    let view = array.view_mut().into_dyn();
+    decode_plain(view, subset, fill, endian, source, Before::Zeroed)?;
     Ok(array)
 }
 
@@ -685,6 +686,7 @@ fn decode_plain<A, E, F, B>(
     fill: A,
     endian: Endian,
     source: &F,
+    before: Before,
 ) -> Result<(), E>
 where
     A: Element,
@@ -693,8 +695,11 @@ where
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     match in_units(view) {
-        Ok(units) => engine::decode(units, subset, &Kind::Plain, &[fill.to_in()], endian, source),
-        Err(view) => engine::decode(view, subset, &Kind::Plain, &[fill], endian, source),
+        Ok(units) => {
+            let fill = [fill.to_in()];
+            engine::decode(units, subset, &Kind::Plain, &fill, endian, source, before)
+        }
+        Err(view) => engine::decode(view, subset, &Kind::Plain, &[fill], endian, source, before),
     }
 }
 
@@ -752,7 +757,14 @@ where
     {
         grid.check_array(self.shape())?;
         let subset = Subset::whole(grid);
-        decode_plain(self.view_mut().into_dyn(), &subset, fill, endian, &source)
+        decode_plain(
+            self.view_mut().into_dyn(),
+            &subset,
+            fill,
+            endian,
+            &source,
+            Before::Anything,
+        )
     }
 
     fn decode_zarr_subset_into<E, F, B>(
@@ -769,6 +781,13 @@ where
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
     {
         let subset = Subset::at(grid, origin, self.shape())?;
-        decode_plain(self.view_mut().into_dyn(), &subset, fill, endian, &source)
+        decode_plain(
+            self.view_mut().into_dyn(),
+            &subset,
+            fill,
+            endian,
+            &source,
+            Before::Anything,
+        )
     }
 }

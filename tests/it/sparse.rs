@@ -609,3 +609,52 @@ fn low_bit_complex_minifloats_compare_their_codes() {
     let head = b.view().slice_region(std::slice::from_ref(&head)).unwrap();
     assert!(codec.is_fill_dyn(head, &fill).unwrap());
 }
+
+/// Missing chunks read as the fill value whatever its bits: zero bits (which an array the
+/// call allocates already holds) and others (`-0.0`, NaN, a number), typed and at run time,
+/// whole arrays and subsets.
+#[test]
+fn missing_chunks_read_as_the_fill_value_of_any_bits() {
+    use zarr_bytes::{DataType, DynArray};
+    let grid = ChunkGrid::new(&[5, 7], &[2, 3]).unwrap();
+    let stored = [0x3fu8; 2 * 3 * 8];
+    let source = |index: &[usize]| Ok::<_, Error>((index == [1, 1]).then_some(&stored[..]));
+    let inside = |r: usize, c: usize| (2..4).contains(&r) && (3..6).contains(&c);
+    let codec = BytesCodec::new(Endian::Big);
+    let fills = [
+        (0.0f64, serde_json::json!(0.0)),
+        (-0.0, serde_json::json!("0x8000000000000000")),
+        (f64::NAN, serde_json::json!("NaN")),
+        (1.5, serde_json::json!(1.5)),
+    ];
+    for (fill, json) in fills {
+        let want = |r: usize, c: usize| {
+            if inside(r, c) {
+                f64::from_be_bytes([0x3f; 8]).to_bits()
+            } else {
+                fill.to_bits()
+            }
+        };
+        let whole = Array2::<f64>::from_zarr_chunks(&grid, fill, Endian::Big, source).unwrap();
+        let subset = &[1..5, 2..7];
+        let part =
+            Array2::<f64>::from_zarr_subset(&grid, subset, fill, Endian::Big, source).unwrap();
+        let dyn_whole = codec
+            .decode_chunks_dyn(&DataType::Float64, &grid, &json, source)
+            .unwrap();
+        let DynArray::Float64(dyn_whole) = dyn_whole else {
+            panic!("float64 decodes to Float64")
+        };
+        for ((r, c), x) in whole.indexed_iter() {
+            assert_eq!(x.to_bits(), want(r, c), "{fill} whole [{r}, {c}]");
+            assert_eq!(
+                dyn_whole[[r, c]].to_bits(),
+                want(r, c),
+                "{fill} dyn [{r}, {c}]"
+            );
+        }
+        for ((r, c), x) in part.indexed_iter() {
+            assert_eq!(x.to_bits(), want(r + 1, c + 2), "{fill} subset [{r}, {c}]");
+        }
+    }
+}

@@ -103,6 +103,7 @@ pub(crate) fn decode<A, E, F, B>(
     fill: &[A],
     endian: Endian,
     source: &F,
+    before: Before,
 ) -> Result<(), E>
 where
     A: Item,
@@ -114,12 +115,19 @@ where
     checked_len(chunk, A::BYTES)?;
     let rank = logical_rank(kind, subset.grid());
     let spare = Spare::default();
+    // A fill value of zero bytes is already in zeroed memory: writing it again would only
+    // make the system hand over pages the missing chunks never needed.
+    let filled = matches!(before, Before::Zeroed)
+        && A::as_bytes(fill).is_some_and(|bytes| bytes.iter().all(|&b| b == 0));
     walk::each(
         subset,
         array,
         &|at, mut part: ArrayViewMut<'_, A, IxDyn>| {
             let index = &at[..rank];
             let Some(bytes) = source(index)? else {
+                if filled {
+                    return Ok(());
+                }
                 match kind {
                     Kind::Records => part.assign(&ArrayView1::from(fill)),
                     Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
@@ -136,6 +144,16 @@ where
             result
         },
     )
+}
+
+/// What the array a decode writes into holds before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Before {
+    /// Anything: every element is written.
+    Anything,
+    /// Zeroed memory that nothing has written (an array the call allocated): the parts of
+    /// missing chunks are left as they are when the fill value's bytes are all zero.
+    Zeroed,
 }
 
 /// The chunks a whole array never asks for, as it holds every chunk's part whole: as
