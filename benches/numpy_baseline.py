@@ -14,7 +14,17 @@ can be read side by side. The byte order of the C-order side gives the encoding:
 Each row is the median of N runs (default 7), each timed after an untimed read of twice
 the largest cache (`--evict-mib` to choose the size, 0 for none); rounds run every row
 once in turn, as in perf_table. GB/s is 10^9 bytes per second.
+
+`--json` times instead what a numpy user does for the users' table of benches/README.md,
+one JSON line per row (impl `numpy`, the keys of the peers project's lines), for the
+layouts `standard`, `fortran` and `3d-swapped` and big-endian bytes: encoding is
+`np.array(a, dtype=">f4", order="C")`, one new C-order array in the stream's byte order
+(its memory is the encoded bytes); decoding is `np.array(np.frombuffer(b, ">f4")
+.reshape(shape), dtype="<f4")` for the C-order result, and `np.copyto(a, ...)` of the same
+big-endian view into the existing array of the other layouts. Both allocate inside the
+timed run where the crate's `to_zarr_bytes` and `from_zarr_bytes` do.
 """
+import json
 
 import argparse
 import glob
@@ -32,6 +42,8 @@ TYPES = {
     "bool": "?",
 }
 LAYOUTS = ("fortran", "transposed", "3d-swapped")
+USERS_TYPES = ("u8", "u16", "f32", "f64")
+USERS_LAYOUTS = ("standard", "fortran", "3d-swapped")
 
 
 def largest_cache():
@@ -70,6 +82,49 @@ def arrays(dtype, n, planes):
     }
 
 
+def users(options, timed):
+    """The users' table rows: numpy's own way to the bytes and back, as JSON lines."""
+    for name in options.types:
+        dtype = np.dtype(TYPES[name])
+        unit = options.planes * 4096
+        n = (options.size_mib << 20) // dtype.itemsize // unit * unit
+        standard, layouts = arrays(dtype, n, options.planes)
+        layouts = {"standard": standard, **layouts}
+        big = dtype.newbyteorder(">")
+        encoded = standard.astype(big).tobytes()
+        cases = []
+        for layout in USERS_LAYOUTS:
+            a = layouts[layout]
+            cases.append(("encode", layout, lambda a=a: np.array(a, dtype=big, order="C")))
+            if layout == "standard":
+                def decode(shape=a.shape):
+                    return np.array(np.frombuffer(encoded, big).reshape(shape), dtype=dtype)
+            else:
+                def decode(a=a):
+                    np.copyto(a, np.frombuffer(encoded, big).reshape(a.shape))
+                    return a
+            cases.append(("decode", layout, decode))
+        # Untimed first round, checked: the bytes of C order, and the array back.
+        for direction, layout, run in cases:
+            out = run()
+            check = f"numpy {direction} {name} {layout}"
+            if direction == "encode":
+                assert out.tobytes() == encoded, check
+            else:
+                assert np.array_equal(out.reshape(standard.shape), standard), check
+        times = [[] for _ in cases]
+        for _ in range(options.runs):
+            for (_, _, run), case_times in zip(cases, times):
+                case_times.append(timed(run))
+        for (direction, layout, _), t in zip(cases, times):
+            rate = n * dtype.itemsize / sorted(t)[len(t) // 2] / 1e9
+            print(json.dumps({
+                "impl": "numpy", "direction": direction, "type": name, "layout": layout,
+                "gbps": round(rate, 2), "bytes": n * dtype.itemsize, "runs": options.runs,
+                "threads": 1, "numpy": np.__version__,
+            }), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -77,7 +132,10 @@ def main():
     parser.add_argument("--types", default=",".join(TYPES))
     parser.add_argument("--evict-mib", type=int)
     parser.add_argument("--planes", type=int, default=4)
+    parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
+    if options.json and options.types == ",".join(TYPES):
+        options.types = ",".join(USERS_TYPES)
     types = options.types.split(",")
     unknown = [t for t in types if t not in TYPES]
     if unknown or options.runs < 1 or options.size_mib < 1 or options.planes < 1:
@@ -96,6 +154,10 @@ def main():
         start = time.perf_counter()
         run()
         return time.perf_counter() - start
+
+    if options.json:
+        options.types = types
+        return users(options, timed)
 
     start = (
         f"after reading {evict_bytes >> 20} MiB to evict the caches"
