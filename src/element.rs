@@ -769,6 +769,36 @@ mod tests {
         ));
         assert_eq!(<bool as Item>::find_invalid(&[1, 0, 7, 9]), Some((2, 7)));
         assert_eq!(<bool as Item>::find_invalid(&[1, 0, 1]), None);
+        // Two bad bytes whose bits cancel out are still found.
+        assert_eq!(<bool as Item>::find_invalid(&[0, 2, 2]), Some((1, 2)));
+        // Decoded as itself, byte by byte, past the steps it asks ahead in; copied out.
+        let bytes: Vec<u8> = (0..150).map(|i| u8::from(i % 3 == 0)).collect();
+        let mut flags = vec![false; 150];
+        <bool as Moves>::read(&bytes, false, &mut flags);
+        assert!(flags.iter().enumerate().all(|(i, &f)| f == (i % 3 == 0)));
+        assert_eq!(<bool as Item>::as_bytes(&flags), Some(&bytes[..]));
+        assert_eq!(bool::ins_of(&flags), &flags[..]);
+        let mut out = vec![9u8; 150];
+        <bool as Moves>::write(&flags, true, &mut out);
+        assert_eq!(out, bytes);
+        assert!(<bool as Moves>::is_verbatim(true) && <bool as Moves>::is_verbatim(false));
+        assert!(true.swapped() && !false.swapped());
+        // Bytes are cast to `bool` only where every one is 0 or 1.
+        use super::sealed::Convert;
+        assert_eq!(bool::cast(&[1, 0, 1]), Some(&[true, false, true][..]));
+        assert_eq!(bool::cast(&[1, 2]), None);
+        let mut raw = [0u8, 1];
+        assert_eq!(
+            bool::cast_mut(&mut raw).map(|b| b.to_vec()),
+            Some(vec![false, true])
+        );
+        assert!(bool::cast_mut(&mut [3u8]).is_none());
+        // Raw bits are cast in whole elements.
+        let six = [1u8, 2, 3, 4, 5, 6];
+        assert_eq!(<[u8; 3]>::cast(&six), Some(&[[1, 2, 3], [4, 5, 6]][..]));
+        let mut six = six;
+        let cast = <[u8; 2]>::cast_mut(&mut six).map(|e| e.to_vec());
+        assert_eq!(cast, Some(vec![[1, 2], [3, 4], [5, 6]]));
         let mut out = [9u8; 3];
         <bool as Item>::write(&[true, false, true], Endian::Big, &mut out);
         assert_eq!(out, [1, 0, 1]);
