@@ -11,11 +11,11 @@
 #     RUNS=3 E2E_RUNS=1 benches/users.sh
 #
 # RUNS: timed runs per row of the peers and numpy (median; default 5); E2E_RUNS: runs per
-# row of the end-to-end table (default 1; its rows are seconds long and its drift small).
+# row of the end-to-end table (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
-e2e_runs=${E2E_RUNS:-1}
+e2e_runs=${E2E_RUNS:-3}
 out=target/users
 mkdir -p "$out"
 export CARGO_TERM_COLOR=never

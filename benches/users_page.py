@@ -40,7 +40,7 @@ GRID_ROWS = [
     ("many chunks", "decode", "256 MiB from 2 MiB chunks, into the array"),
     ("sparse", "encode", "90 % of the chunks fill value, left out"),
     ("sparse", "decode", "90 % of the chunks missing, filled"),
-    ("subset", "decode", "a quarter of the array, half a chunk off the grid, read"),
+    ("subset", "decode", "a quarter of the array, half a chunk off the grid, read into an array"),
     ("subset", "encode", "the same box written into the stored chunks"),
 ]
 
