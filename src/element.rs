@@ -166,10 +166,11 @@ fn shape_strides(strides: &[isize]) -> IxDyn {
     dim
 }
 
-/// The multi-word units, which are no element types: the items of their elements only.
-macro_rules! unit_item {
-    ($($u:ty),*) => {$(
-        impl AsUnits for $u {
+/// [`AsUnits`] of a type that moves as itself: its items are its units. The generic
+/// parameters of the impl, if any, in brackets first.
+macro_rules! as_itself {
+    ([$($generics:tt)*] $t:ty) => {
+        impl<$($generics)*> AsUnits for $t {
             type Out = Self;
             type In = Self;
             #[inline]
@@ -197,6 +198,13 @@ macro_rules! unit_item {
                 self
             }
         }
+    };
+}
+
+/// The multi-word units, which are no element types: the items of their elements only.
+macro_rules! unit_item {
+    ($($u:ty),*) => {$(
+        as_itself!([] $u);
         impl Item for $u {
             #[inline]
             fn as_bytes(items: &[Self]) -> Option<&[u8]> {
@@ -357,34 +365,7 @@ macro_rules! complex_low_bits {
             const SIZE: usize = 2;
             const DATA_TYPE: DataType = DataType::$d;
         }
-        impl AsUnits for Complex<$t> {
-            type Out = Self;
-            type In = Self;
-            #[inline]
-            fn outs(elements: &[Self]) -> &[Self] {
-                elements
-            }
-            #[inline]
-            fn ins(elements: &mut [Self]) -> &mut [Self] {
-                elements
-            }
-            #[inline]
-            fn ins_of(elements: &[Self]) -> &[Self] {
-                elements
-            }
-            #[inline]
-            fn out(self) -> Self {
-                self
-            }
-            #[inline]
-            fn from_in(x: Self) -> Self {
-                x
-            }
-            #[inline]
-            fn to_in(self) -> Self {
-                self
-            }
-        }
+        as_itself!([] Complex<$t>);
         impl Item for Complex<$t> {
             #[inline]
             fn as_bytes(_: &[Self]) -> Option<&[u8]> {
@@ -482,34 +463,7 @@ impl<const N: usize> Element for [u8; N] {
     };
 }
 
-impl<const N: usize> AsUnits for [u8; N] {
-    type Out = Self;
-    type In = Self;
-    #[inline]
-    fn outs(elements: &[Self]) -> &[Self] {
-        elements
-    }
-    #[inline]
-    fn ins(elements: &mut [Self]) -> &mut [Self] {
-        elements
-    }
-    #[inline]
-    fn ins_of(elements: &[Self]) -> &[Self] {
-        elements
-    }
-    #[inline]
-    fn out(self) -> Self {
-        self
-    }
-    #[inline]
-    fn from_in(x: Self) -> Self {
-        x
-    }
-    #[inline]
-    fn to_in(self) -> Self {
-        self
-    }
-}
+as_itself!([const N: usize] [u8; N]);
 impl<const N: usize> Item for [u8; N] {
     #[inline]
     fn as_bytes(items: &[Self]) -> Option<&[u8]> {
