@@ -555,9 +555,7 @@ fn gather_row<A: Copy, M: Columns<A> + ?Sized, const R: usize, const K: usize>(
     }
     if done < cols {
         let lane = Lane::new(block.at(0, done), block.col_step, cols - done);
-        lane.pair(memory, scratch[done..cols].iter_mut(), |s, m| {
-            *s = convert(*m)
-        });
+        lane.gather_into(memory, scratch[done..cols].iter_mut(), &convert);
     }
 }
 
@@ -576,7 +574,7 @@ fn gather_rest<A: Copy, M: Columns<A> + ?Sized>(
     if let (true, Some(memory)) = (block.by_rows(covered.0), memory.whole()) {
         for (r, row) in scratch.chunks_exact_mut(pitch).enumerate() {
             let lane = Lane::new(block.at(r, 0), block.col_step, cols);
-            lane.pair(memory, row[..cols].iter_mut(), |s, m| *s = convert(*m));
+            lane.gather_into(memory, row[..cols].iter_mut(), &convert);
         }
         return;
     }
@@ -624,7 +622,7 @@ pub(crate) fn scatter<
             return;
         };
         let lane = Lane::new(block.start, block.col_step, cols);
-        return lane.pair_mut(memory, scratch[..cols].iter(), |m, s| *m = convert(*s));
+        return lane.scatter_from(memory, scratch[..cols].iter(), &convert);
     }
     let pitch = tile_pitch::<P>(block);
     let (rows_k, cols_k) = rectangles::<R, K>(block);
@@ -676,7 +674,7 @@ pub(crate) fn scatter<
         if let Some(memory) = memory.whole_mut() {
             for (r, row) in scratch.chunks_exact(pitch).enumerate() {
                 let lane = Lane::new(block.at(r, 0), block.col_step, cols);
-                lane.pair_mut(memory, row[..cols].iter(), |m, s| *m = convert(*s));
+                lane.scatter_from(memory, row[..cols].iter(), &convert);
             }
             return;
         }
@@ -690,7 +688,7 @@ pub(crate) fn scatter<
         };
         if let Some((lane, slot)) = block.column_from(first, c, from) {
             let slots = scratch[slot..].iter().step_by(pitch);
-            lane.pair_mut(column, slots, |m, s| *m = convert(*s));
+            lane.scatter_from(column, slots, &convert);
         }
     }
 }
@@ -714,6 +712,31 @@ impl Lane {
             len,
             reversed,
         }
+    }
+
+    /// Set each element of the lane to `convert` of its slot of `slots`, in lane order. One
+    /// instance per conversion and kind of slots, whatever the rectangles of the caller:
+    /// the loops are the same for every tile shape of a unit.
+    fn scatter_from<'s, A, P: Copy + 's>(
+        &self,
+        memory: &mut [A],
+        slots: impl DoubleEndedIterator<Item = &'s P>,
+        convert: &impl Fn(P) -> A,
+    ) {
+        self.pair_mut(memory, slots, |m, s| *m = convert(*s));
+    }
+
+    /// Set each of `slots`, in lane order, to `convert` of its element, as
+    /// [`Lane::scatter_from`]. The columns `gather_rest` visits keep a closure per caller:
+    /// shared, 1-byte encoding took more instructions (benches/NOTES.md,
+    /// `src/traverse/gather.rs`).
+    fn gather_into<'s, A: Copy + 's>(
+        &self,
+        memory: &[A],
+        slots: impl DoubleEndedIterator<Item = &'s mut A>,
+        convert: &impl Fn(A) -> A,
+    ) {
+        self.pair(memory, slots, |s, m| *s = convert(*m));
     }
 
     /// Apply `f` to each (other, memory element) pair, in lane order.
