@@ -723,7 +723,23 @@ impl Lane {
         slots: impl DoubleEndedIterator<Item = &'s P>,
         convert: &impl Fn(P) -> A,
     ) {
-        self.pair_mut(memory, slots, |m, s| *m = convert(*s));
+        if self.step == 0 {
+            // Several writes to one element: the last one wins, as in C order.
+            if let Some(&s) = slots.last() {
+                memory[self.low] = convert(s);
+            }
+            return;
+        }
+        let span = &mut memory[self.low..self.low + self.step * (self.len - 1) + 1];
+        let elements = span.iter_mut().step_by(self.step);
+        if self.reversed {
+            slots
+                .rev()
+                .zip(elements)
+                .for_each(|(&s, m)| *m = convert(s));
+        } else {
+            slots.zip(elements).for_each(|(&s, m)| *m = convert(s));
+        }
     }
 
     /// Set each of `slots`, in lane order, to `convert` of its element, as
@@ -757,30 +773,6 @@ impl Lane {
             other.rev().zip(elements).for_each(|(t, m)| f(t, m));
         } else {
             other.zip(elements).for_each(|(t, m)| f(t, m));
-        }
-    }
-
-    /// Apply `f` to each (memory element, other) pair, in lane order.
-    fn pair_mut<'m, A: 'm, T>(
-        &self,
-        memory: &'m mut [A],
-        other: impl DoubleEndedIterator<Item = T>,
-        f: impl FnMut(&'m mut A, T),
-    ) {
-        let mut f = f;
-        if self.step == 0 {
-            // Several writes to one element: the last one wins, as in C order.
-            if let Some(t) = other.last() {
-                f(&mut memory[self.low], t);
-            }
-            return;
-        }
-        let span = &mut memory[self.low..self.low + self.step * (self.len - 1) + 1];
-        let elements = span.iter_mut().step_by(self.step);
-        if self.reversed {
-            other.rev().zip(elements).for_each(|(t, m)| f(m, t));
-        } else {
-            other.zip(elements).for_each(|(t, m)| f(m, t));
         }
     }
 }
