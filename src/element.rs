@@ -8,6 +8,9 @@
 //! plain copy when the bytes already are in the wanted order. The types whose bytes are
 //! checked or converted as they are stored (`bool`, the minifloats in the low bits of a
 //! byte) encode as bytes and decode as themselves, the check in the pass that stores them.
+//! Runtime-typed arrays of the low-bit minifloats and their pairs move through a copy in
+//! units instead (`Convert::COPIED`), so that only typed calls on them make the traversal
+//! for them.
 
 use std::num::NonZeroUsize;
 
@@ -106,6 +109,18 @@ pub(crate) mod sealed {
         /// [`Convert::cast`] for exclusive access: whatever is written through the elements
         /// is a valid encoding.
         fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
+        /// Whether a runtime-typed array of this type moves through a copy of it in units
+        /// ([`Convert::Copied`]): the types that move as themselves in typed calls (the
+        /// minifloats in the low bits of a byte when decoded, pairs of them both ways), so
+        /// that no runtime-typed call makes the traversal for them.
+        const COPIED: bool = false;
+        /// The unit of such a copy.
+        type Copied: Item;
+        /// One element as its unit in such a copy.
+        fn copied(self) -> Self::Copied;
+        /// One element from its unit in such a copy: the low-bit minifloats clear the high
+        /// bits.
+        fn from_copied(unit: Self::Copied) -> Self;
     }
 }
 
@@ -268,6 +283,15 @@ macro_rules! element {
             fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
                 bytemuck::try_cast_slice_mut(bytes).ok()
             }
+            type Copied = Self::Out;
+            #[inline]
+            fn copied(self) -> Self::Out {
+                self.out()
+            }
+            #[inline]
+            fn from_copied(unit: Self::Out) -> Self {
+                Self::from_in(unit)
+            }
         }
     };
 }
@@ -325,6 +349,16 @@ macro_rules! low_bits {
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
             }
+            const COPIED: bool = true;
+            type Copied = u8;
+            #[inline]
+            fn copied(self) -> u8 {
+                self.to_bits()
+            }
+            #[inline]
+            fn from_copied(unit: u8) -> Self {
+                <$t>::from_bits(unit)
+            }
         }
         impl Moves for $t {
             fn is_verbatim(_: bool) -> bool {
@@ -380,6 +414,16 @@ macro_rules! complex_low_bits {
             #[inline]
             fn cast_mut(_: &mut [u8]) -> Option<&mut [Self]> {
                 None
+            }
+            const COPIED: bool = true;
+            type Copied = [u8; 2];
+            #[inline]
+            fn copied(self) -> [u8; 2] {
+                [self.re.to_bits(), self.im.to_bits()]
+            }
+            #[inline]
+            fn from_copied(unit: [u8; 2]) -> Self {
+                Complex::new(<$t>::from_bits(unit[0]), <$t>::from_bits(unit[1]))
             }
         }
         impl Moves for Complex<$t> {
@@ -479,6 +523,15 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::try_cast_slice_mut(bytes).ok()
     }
+    type Copied = Self;
+    #[inline]
+    fn copied(self) -> Self {
+        self
+    }
+    #[inline]
+    fn from_copied(unit: Self) -> Self {
+        unit
+    }
 }
 
 /// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode. It encodes as the
@@ -537,6 +590,15 @@ impl sealed::Convert for bool {
     #[inline]
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::checked::try_cast_slice_mut(bytes).ok()
+    }
+    type Copied = Self;
+    #[inline]
+    fn copied(self) -> Self {
+        self
+    }
+    #[inline]
+    fn from_copied(unit: Self) -> Self {
+        unit
     }
 }
 
@@ -777,6 +839,18 @@ mod tests {
         <Complex<Float4E2M1FN> as Item>::write(&c, Endian::Big, &mut out);
         assert_eq!(out, [0x01, 0x02]);
         assert_eq!(<Complex<Float4E2M1FN> as Item>::as_bytes(&c), None);
+        // Runtime-typed arrays of both move through a copy in units, converted one by one.
+        const { assert!(Float4E2M1FN::COPIED && Complex::<Float4E2M1FN>::COPIED) };
+        const { assert!(!f32::COPIED && !bool::COPIED && !<[u8; 2]>::COPIED) };
+        const { assert!(!Complex::<Float8E5M2>::COPIED && !Float8E4M3::COPIED) };
+        assert_eq!(Float4E2M1FN::from_copied(0xf9).to_bits(), 0x09);
+        assert_eq!(Float4E2M1FN::from_bits(0x0b).copied(), 0x0b);
+        let x = Complex::<Float4E2M1FN>::from_copied([0xe5, 0x3a]);
+        assert_eq!((x.re.to_bits(), x.im.to_bits()), (0x05, 0x0a));
+        assert_eq!(x.copied(), [0x05, 0x0a]);
+        assert_eq!(1.5f32.copied(), 1.5f32.to_bits());
+        assert_eq!(f32::from_copied(2.5f32.to_bits()), 2.5);
+        assert!(true.copied() && bool::from_copied(true));
         // Sub-byte integers: their low bits, sign-extended or masked.
         assert_eq!(
             (Narrow::widen(0x0fu8, 2), Narrow::widen(0x07i8, 3)),

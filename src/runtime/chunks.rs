@@ -36,12 +36,29 @@ pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Sli
 pub(crate) trait Elements: Sized {
     type Out;
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out;
+    /// The part of an array that `visit` works on: all of it, or a view's window. Elements
+    /// that move through a copy are copied from this part only.
+    fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
+        a
+    }
+    /// `visit` of a [`part`](Elements::part) already taken.
+    fn visit_part<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
+        self.visit(a, kind)
+    }
 }
 
 /// [`Elements`], on a mutable array.
 pub(crate) trait ElementsMut: Sized {
     type Out;
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out;
+    /// [`Elements::part`], mutable.
+    fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
+        a
+    }
+    /// [`Elements::visit_part`], mutable.
+    fn visit_part<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
+        self.visit(a, kind)
+    }
 }
 
 /// The region and chunk shape of a variant's array: for raw elements, with the axis of

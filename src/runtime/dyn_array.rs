@@ -810,15 +810,26 @@ fn out_array<A: Element>(a: &ArrayD<A>) -> CowArray<'_, A::Out, IxDyn> {
     }
 }
 
-/// Encode `a` as the units its elements move as ([`out_array`]).
+/// Encode `a` as the units its elements move as ([`out_array`]), or through a copy in
+/// units (`Convert::COPIED`).
 fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
-    encode_vec(out_array(a).view(), endian)
+    if const { A::COPIED } {
+        encode_vec(a.map(|&x| x.copied()).view(), endian)
+    } else {
+        encode_vec(out_array(a).view(), endian)
+    }
 }
 
 /// `v.visit` on `a` as the units its elements move as when encoded ([`out_array`]): every
-/// element type of one unit is visited by one instance of the visitor.
+/// element type of one unit is visited by one instance of the visitor. Elements that move
+/// through a copy (`Convert::COPIED`, always plain) are copied from the part visited.
 fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
-    v.visit(out_array(a).view(), kind)
+    if const { A::COPIED } {
+        let units = v.part(a.view()).map(|&x| x.copied());
+        v.visit_part(units.view(), Kind::Plain)
+    } else {
+        v.visit(out_array(a).view(), kind)
+    }
 }
 
 /// `a` as the units its elements are decoded into, its memory made one slice first (a
@@ -831,8 +842,18 @@ fn in_array<A: Element>(a: &mut ArrayD<A>) -> ArrayViewMut<'_, A::In, IxDyn> {
 }
 
 /// `v.visit` on `a` as the units its elements move as when decoded into ([`in_array`]).
+/// Elements that move through a copy (`Convert::COPIED`) are copied from the part visited,
+/// and back into it after, each converted.
 fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
-    v.visit(in_array(a), kind)
+    if const { A::COPIED } {
+        let mut part = v.part(a.view_mut());
+        let mut units = part.map(|&x| x.copied());
+        let out = v.visit_part(units.view_mut(), Kind::Plain);
+        part.zip_mut_with(&units, |x, &u| *x = A::from_copied(u));
+        out
+    } else {
+        v.visit(in_array(a), kind)
+    }
 }
 
 /// Overwrite `region` of `a` with `from` (of its shape, or 0-d), unit by unit.
@@ -882,6 +903,12 @@ impl<const N: usize> TryFrom<DynArray> for ArrayD<[u8; N]> {
 
 fn typed<A: Element>(bytes: &[u8], shape: &[usize], endian: Endian) -> Result<ArrayD<A>, Error> {
     // Elements first: the shape is copied into an IxDyn only once the bytes are good.
-    let elements = crate::typed::decode::decode_vec::<A>(bytes, shape, endian)?;
+    let elements = if const { A::COPIED } {
+        // As units, then each converted, in the same allocation where their sizes agree.
+        let units = crate::typed::decode::decode_vec::<A::Copied>(bytes, shape, endian)?;
+        units.into_iter().map(A::from_copied).collect()
+    } else {
+        crate::typed::decode::decode_vec::<A>(bytes, shape, endian)?
+    };
     into_array(IxDyn(shape), elements)
 }

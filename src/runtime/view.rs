@@ -428,6 +428,12 @@ impl<V: Elements> Elements for Through<'_, V> {
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(self.window.apply(a), kind)
     }
+    fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
+        self.window.apply(a)
+    }
+    fn visit_part<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
+        self.inner.visit(a, kind)
+    }
 }
 
 impl<V: ElementsMut> ElementsMut for Through<'_, V> {
@@ -435,5 +441,11 @@ impl<V: ElementsMut> ElementsMut for Through<'_, V> {
 
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(self.window.apply(a), kind)
+    }
+    fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
+        self.window.apply(a)
+    }
+    fn visit_part<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
+        self.inner.visit(a, kind)
     }
 }
