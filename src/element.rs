@@ -181,6 +181,22 @@ fn shape_strides(strides: &[isize]) -> IxDyn {
     dim
 }
 
+/// The items of [`sealed::Convert`] for a type whose runtime-typed arrays are not copied
+/// (`COPIED` false): the copy, never made, would hold the elements themselves.
+macro_rules! not_copied {
+    () => {
+        type Copied = Self;
+        #[inline]
+        fn copied(self) -> Self {
+            self
+        }
+        #[inline]
+        fn from_copied(unit: Self) -> Self {
+            unit
+        }
+    };
+}
+
 /// [`AsUnits`] of a type that moves as itself: its items are its units. The generic
 /// parameters of the impl, if any, in brackets first.
 macro_rules! as_itself {
@@ -283,15 +299,7 @@ macro_rules! element {
             fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
                 bytemuck::try_cast_slice_mut(bytes).ok()
             }
-            type Copied = Self::Out;
-            #[inline]
-            fn copied(self) -> Self::Out {
-                self.out()
-            }
-            #[inline]
-            fn from_copied(unit: Self::Out) -> Self {
-                Self::from_in(unit)
-            }
+            not_copied!();
         }
     };
 }
@@ -523,15 +531,7 @@ impl<const N: usize> sealed::Convert for [u8; N] {
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::try_cast_slice_mut(bytes).ok()
     }
-    type Copied = Self;
-    #[inline]
-    fn copied(self) -> Self {
-        self
-    }
-    #[inline]
-    fn from_copied(unit: Self) -> Self {
-        unit
-    }
+    not_copied!();
 }
 
 /// `bool`: one byte, 0x00 or 0x01; anything else is rejected on decode. It encodes as the
@@ -591,15 +591,7 @@ impl sealed::Convert for bool {
     fn cast_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
         bytemuck::checked::try_cast_slice_mut(bytes).ok()
     }
-    type Copied = Self;
-    #[inline]
-    fn copied(self) -> Self {
-        self
-    }
-    #[inline]
-    fn from_copied(unit: Self) -> Self {
-        unit
-    }
+    not_copied!();
 }
 
 impl Moves for bool {
@@ -848,9 +840,9 @@ mod tests {
         let x = Complex::<Float4E2M1FN>::from_copied([0xe5, 0x3a]);
         assert_eq!((x.re.to_bits(), x.im.to_bits()), (0x05, 0x0a));
         assert_eq!(x.copied(), [0x05, 0x0a]);
-        assert_eq!(1.5f32.copied(), 1.5f32.to_bits());
-        assert_eq!(f32::from_copied(2.5f32.to_bits()), 2.5);
-        assert!(true.copied() && bool::from_copied(true));
+        // Other types are never copied: the copy would hold the elements themselves.
+        assert_eq!((1.5f32.copied(), f32::from_copied(2.5)), (1.5, 2.5));
+        assert!(true.copied() && bool::from_copied(true) && !false.copied());
         // Sub-byte integers: their low bits, sign-extended or masked.
         assert_eq!(
             (Narrow::widen(0x0fu8, 2), Narrow::widen(0x07i8, 3)),
