@@ -35,54 +35,34 @@ pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Sli
 /// type, as [`DynArray::elements`] hands them over.
 pub(crate) trait Elements: Sized {
     type Out;
+    /// Work on `a`, the [`part`](Elements::part) of an element array this visitor takes.
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out;
-    /// The part of an array that `visit` works on: all of it, or a view's window. Elements
-    /// that move through a copy are copied from this part only.
+    /// The part of an array that `visit` works on: all of it, a view's window, a chunk's
+    /// region. Elements that move through a copy are copied from this part only.
     fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
         a
-    }
-    /// `visit` of a [`part`](Elements::part) already taken.
-    fn visit_part<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
-        self.visit(a, kind)
     }
 }
 
 /// [`Elements`], on a mutable array.
 pub(crate) trait ElementsMut: Sized {
     type Out;
+    /// Work on `a`, the [`part`](ElementsMut::part) of an element array this visitor takes.
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out;
     /// [`Elements::part`], mutable.
     fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
         a
     }
-    /// [`Elements::visit_part`], mutable.
-    fn visit_part<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
-        self.visit(a, kind)
-    }
 }
 
-/// The region and chunk shape of a variant's array: for raw elements, with the axis of
-/// their bytes, whole.
-fn with_records<A>(
-    kind: &Kind<A>,
-    shape: &[usize],
-    region: &[Range<usize>],
-    chunk: &[usize],
-) -> (Vec<Range<usize>>, Vec<usize>) {
-    let (mut region, mut chunk) = (region.to_vec(), chunk.to_vec());
+/// A chunk's (or grid's) shape `dims` for a variant's array of `shape`: for raw elements,
+/// with the axis of their bytes, whole.
+fn with_records<A>(kind: &Kind<A>, shape: &[usize], dims: &[usize]) -> Vec<usize> {
+    let mut dims = dims.to_vec();
     if let (Kind::Records, Some(&n)) = (kind, shape.last()) {
-        region.push(0..n);
-        chunk.push(n);
+        dims.push(n);
     }
-    (region, chunk)
-}
-
-/// The logical shape of a variant's array: without the axis of raw elements' bytes.
-fn logical<'s, A>(kind: &Kind<A>, shape: &'s [usize]) -> &'s [usize] {
-    match kind {
-        Kind::Records => &shape[..shape.len() - 1],
-        _ => shape,
-    }
+    dims
 }
 
 /// A whole array encoded.
@@ -183,13 +163,16 @@ struct EncodeChunk<'r> {
 impl Elements for EncodeChunk<'_> {
     type Out = Result<Vec<u8>, Error>;
 
-    fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
-        region::check(logical(&kind, a.shape()), self.region)?;
-        let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
-        let part = a.slice_each_axis(slicer(&region));
+    fn visit<A: Item>(self, part: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out {
+        let chunk = with_records(&kind, part.shape(), self.chunk);
         let mut out = vec![0u8; chunk_len(part.shape(), &chunk, A::BYTES)?];
         encode_part(part, &kind, &chunk, self.fill, self.endian, &mut out)?;
         Ok(out)
+    }
+    fn part<'x, A>(&self, mut a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
+        // The region, checked by `encode_chunk`; a raw element's bytes whole.
+        a.slice_each_axis_inplace(slicer(self.region));
+        a
     }
 }
 
@@ -204,10 +187,8 @@ struct DecodeChunk<'r> {
 impl ElementsMut for DecodeChunk<'_> {
     type Out = Result<(), Error>;
 
-    fn visit<A: Item>(self, mut a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
-        region::check(logical(&kind, a.shape()), self.region)?;
-        let (region, chunk) = with_records(&kind, a.shape(), self.region, self.chunk);
-        let part = a.slice_each_axis_mut(slicer(&region));
+    fn visit<A: Item>(self, part: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out {
+        let chunk = with_records(&kind, part.shape(), self.chunk);
         check_part(part.shape(), &chunk)?;
         checked_size(&chunk, A::BYTES, self.bytes)?;
         let corner = corner(part.shape());
@@ -221,6 +202,11 @@ impl ElementsMut for DecodeChunk<'_> {
             self.endian,
             &mut scratch,
         )
+    }
+    fn part<'x, A>(&self, mut a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
+        // The region, checked by `decode_chunk_into`; a raw element's bytes whole.
+        a.slice_each_axis_inplace(slicer(self.region));
+        a
     }
 }
 
@@ -236,8 +222,8 @@ fn subset_of<'g, A>(
         return Ok(subset.clone());
     };
     let grid = subset.grid();
-    let (_, chunk) = with_records(kind, shape, &[], grid.chunk_shape());
-    let (_, array) = with_records(kind, shape, &[], grid.array_shape());
+    let chunk = with_records(kind, shape, grid.chunk_shape());
+    let array = with_records(kind, shape, grid.array_shape());
     let grid = records.insert(ChunkGrid::new(&array, &chunk)?);
     Ok(subset.with_axis(grid, n))
 }
@@ -311,6 +297,7 @@ pub(crate) fn encode_chunk(
     endian: Endian,
 ) -> Result<Vec<u8>, Error> {
     let fill_bytes = fill.encode(endian)?;
+    region::check(array.shape(), region)?;
     let visitor = EncodeChunk {
         region,
         chunk,
@@ -361,6 +348,7 @@ pub(crate) fn decode_chunk_into(
     endian: Endian,
 ) -> Result<(), Error> {
     let data_type = array.data_type();
+    region::check(array.shape(), region)?;
     let visitor = DecodeChunk {
         region,
         chunk,
@@ -371,7 +359,6 @@ pub(crate) fn decode_chunk_into(
         Ok(result) => result,
         // Text and structs: the corner decoded on its own, then pasted.
         Err(_) => {
-            region::check(array.shape(), region)?;
             let corner: Vec<Range<usize>> = region.iter().map(|r| 0..r.len()).collect();
             check_part(&corner.iter().map(|r| r.end).collect::<Vec<_>>(), chunk)?;
             let part = decode_region_dyn(bytes, &data_type, chunk, &corner, endian)?;

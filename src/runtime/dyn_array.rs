@@ -820,15 +820,18 @@ fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Er
     }
 }
 
-/// `v.visit` on `a` as the units its elements move as when encoded ([`out_array`]): every
-/// element type of one unit is visited by one instance of the visitor. Elements that move
-/// through a copy (`Convert::COPIED`, always plain) are copied from the part visited.
+/// `v.visit` on its part of `a` as the units its elements move as when encoded
+/// ([`out_array`]): every element type of one unit is visited by one instance of the
+/// visitor. Elements that move through a copy (`Convert::COPIED`, always plain) are copied
+/// from that part only.
 fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
     if const { A::COPIED } {
         let units = v.part(a.view()).map(|&x| x.copied());
-        v.visit_part(units.view(), Kind::Plain)
+        v.visit(units.view(), Kind::Plain)
     } else {
-        v.visit(out_array(a).view(), kind)
+        let units = out_array(a);
+        let part = v.part(units.view());
+        v.visit(part, kind)
     }
 }
 
@@ -841,18 +844,19 @@ fn in_array<A: Element>(a: &mut ArrayD<A>) -> ArrayViewMut<'_, A::In, IxDyn> {
     in_units(a.view_mut()).unwrap_or_else(|_| unreachable!("a C-order array is one slice"))
 }
 
-/// `v.visit` on `a` as the units its elements move as when decoded into ([`in_array`]).
-/// Elements that move through a copy (`Convert::COPIED`) are copied from the part visited,
-/// and back into it after, each converted.
+/// `v.visit` on its part of `a` as the units its elements move as when decoded into
+/// ([`in_array`]). Elements that move through a copy (`Convert::COPIED`) are copied from
+/// that part only, and back into it after, each converted.
 fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
     if const { A::COPIED } {
         let mut part = v.part(a.view_mut());
         let mut units = part.map(|&x| x.copied());
-        let out = v.visit_part(units.view_mut(), Kind::Plain);
+        let out = v.visit(units.view_mut(), Kind::Plain);
         part.zip_mut_with(&units, |x, &u| *x = A::from_copied(u));
         out
     } else {
-        v.visit(in_array(a), kind)
+        let part = v.part(in_array(a));
+        v.visit(part, kind)
     }
 }
 

@@ -426,13 +426,10 @@ impl<V: Elements> Elements for Through<'_, V> {
     type Out = V::Out;
 
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
-        self.inner.visit(self.window.apply(a), kind)
+        self.inner.visit(a, kind)
     }
     fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
-        self.window.apply(a)
-    }
-    fn visit_part<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
-        self.inner.visit(a, kind)
+        self.inner.part(self.window.apply(a))
     }
 }
 
@@ -440,12 +437,9 @@ impl<V: ElementsMut> ElementsMut for Through<'_, V> {
     type Out = V::Out;
 
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
-        self.inner.visit(self.window.apply(a), kind)
+        self.inner.visit(a, kind)
     }
     fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
-        self.window.apply(a)
-    }
-    fn visit_part<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
-        self.inner.visit(a, kind)
+        self.inner.part(self.window.apply(a))
     }
 }
