@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 use std::ops::Range;
 
-use ndarray::{ArrayD, ArrayView, ArrayViewMut, CowArray, IxDyn};
+use ndarray::{ArrayD, ArrayView, ArrayViewMut, IxDyn};
 use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
@@ -796,27 +796,38 @@ fn mapped<A: Copy, B>(a: &ArrayD<A>, f: impl Fn(A) -> B) -> ArrayD<B> {
 }
 
 /// `a` as the units its elements move as when encoded: its memory as it is where it is one
-/// slice, else a copy in C order (an array made of part of another, with gaps).
-fn out_array<A: Element>(a: &ArrayD<A>) -> CowArray<'_, A::Out, IxDyn> {
-    match out_units(a.view()) {
-        Ok(units) => CowArray::from(units),
-        Err(view) => {
-            let units = view.iter().map(|&x| x.out()).collect();
-            let units = into_array(view.raw_dim(), units);
-            CowArray::from(
-                units.unwrap_or_else(|_| unreachable!("an array's own shape holds its elements")),
-            )
-        }
-    }
+/// slice, else a copy in C order (an array made of part of another, with gaps) kept in
+/// `copy`, the one [`standard`] makes for every use.
+fn out_array<'c, A: Element>(
+    a: &'c ArrayD<A>,
+    copy: &'c mut Option<ArrayD<A>>,
+) -> ArrayView<'c, A::Out, IxDyn> {
+    let view = match out_units(a.view()) {
+        Ok(units) => return units,
+        Err(view) => view,
+    };
+    let copy = copy.insert(standard(view));
+    out_units(copy.view()).unwrap_or_else(|_| unreachable!("a C-order array is one slice"))
+}
+
+/// The units of elements that move through a copy (`Convert::COPIED`), and their
+/// conversion back: apart from the visitors, so that each element type makes them once.
+fn copies<A: Element>(view: ArrayView<'_, A, IxDyn>) -> ArrayD<A::Copied> {
+    view.map(|&x| x.copied())
+}
+
+/// [`copies`] back into the elements they were made of, each converted.
+fn copy_back<A: Element>(mut part: ArrayViewMut<'_, A, IxDyn>, units: &ArrayD<A::Copied>) {
+    part.zip_mut_with(units, |x, &u| *x = A::from_copied(u));
 }
 
 /// Encode `a` as the units its elements move as ([`out_array`]), or through a copy in
 /// units (`Convert::COPIED`).
 fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
     if const { A::COPIED } {
-        encode_vec(a.map(|&x| x.copied()).view(), endian)
+        encode_vec(copies(a.view()).view(), endian)
     } else {
-        encode_vec(out_array(a).view(), endian)
+        encode_vec(out_array(a, &mut None), endian)
     }
 }
 
@@ -826,11 +837,11 @@ fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Er
 /// from that part only.
 fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
     if const { A::COPIED } {
-        let units = v.part(a.view()).map(|&x| x.copied());
+        let units = copies(v.part(a.view()));
         v.visit(units.view(), Kind::Plain)
     } else {
-        let units = out_array(a);
-        let part = v.part(units.view());
+        let mut copy = None;
+        let part = v.part(out_array(a, &mut copy));
         v.visit(part, kind)
     }
 }
@@ -849,10 +860,10 @@ fn in_array<A: Element>(a: &mut ArrayD<A>) -> ArrayViewMut<'_, A::In, IxDyn> {
 /// that part only, and back into it after, each converted.
 fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
     if const { A::COPIED } {
-        let mut part = v.part(a.view_mut());
-        let mut units = part.map(|&x| x.copied());
+        let part = v.part(a.view_mut());
+        let mut units = copies(part.view());
         let out = v.visit(units.view_mut(), Kind::Plain);
-        part.zip_mut_with(&units, |x, &u| *x = A::from_copied(u));
+        copy_back(part, &units);
         out
     } else {
         let part = v.part(in_array(a));

@@ -78,7 +78,8 @@ impl Window {
             .copied()
             .chain(self.order.len()..rank)
             .collect();
-        a.permuted_axes(order)
+        // As a slice, the argument the traversal passes: one instance per element type.
+        a.permuted_axes(&order[..])
     }
 
     /// The owner's region that the view's checked `sub` region covers, and the order that
