@@ -166,6 +166,25 @@ bits_minifloat!(
     Float8E8M0FNU
 );
 
+/// Complex minifloats: the two codes, real part first.
+macro_rules! bits_complex_minifloat {
+    ($($t:ident),*) => {$(
+        impl Bits for Complex<zarr_bytes::minifloat::$t> {
+            fn to_bits(self) -> Vec<u64> {
+                vec![self.re.to_bits() as u64, self.im.to_bits() as u64]
+            }
+            fn from_bits(b: &[u64]) -> Self {
+                let code = |x: u64| zarr_bytes::minifloat::$t::from_bits(x as u8);
+                Complex::new(code(b[0]), code(b[1]))
+            }
+            fn same(self, other: Self) -> bool {
+                (self.re.to_bits(), self.im.to_bits()) == (other.re.to_bits(), other.im.to_bits())
+            }
+        }
+    )*};
+}
+bits_complex_minifloat!(Float4E2M1FN, Float8E4M3);
+
 impl<const N: usize> Bits for [u8; N] {
     fn to_bits(self) -> Vec<u64> {
         self.iter().map(|&b| b as u64).collect()

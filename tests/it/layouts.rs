@@ -100,6 +100,10 @@ fn layouts_minifloats() {
     // Pod 8-bit codes through the 1-byte squares, and codes in the low bits of a byte.
     check_type::<zarr_bytes::minifloat::Float8E4M3FN>();
     check_type::<zarr_bytes::minifloat::Float4E2M1FN>();
+    // Their complex forms: pairs of codes moved as `[u8; 2]`, and pairs of low-bit codes
+    // moved as themselves, element by element.
+    check_type::<Complex<zarr_bytes::minifloat::Float8E4M3>>();
+    check_type::<Complex<zarr_bytes::minifloat::Float4E2M1FN>>();
 }
 
 #[test]
