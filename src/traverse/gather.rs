@@ -214,15 +214,8 @@ impl Block {
             return;
         }
         let ahead = c0 + ROWS_AHEAD;
-        let whole = match memory.split() {
-            Split::Whole(whole) if ahead + K <= self.cols => whole,
-            Split::Whole(whole) => {
-                return (c0..c0 + K).for_each(|c| self.prefetch_ahead(whole, c, write));
-            }
-            // Lanes looked up as themselves, not as a kind of memory per column.
-            Split::Lanes(lanes) => {
-                return (c0..c0 + K).for_each(|c| self.prefetch_ahead(lanes, c, write));
-            }
+        let (Some(whole), true) = (memory.whole(), ahead + K <= self.cols) else {
+            return (c0..c0 + K).for_each(|c| self.prefetch_ahead(memory, c, write));
         };
         let (span, step) = self.strip::<K>(ahead, self.rows);
         let Some(strip) = whole.get(span) else {
@@ -244,23 +237,6 @@ pub trait Columns<A> {
     fn whole(&self) -> Option<&[A]>;
     /// Columns `c0..c0 + K`, rows `..rows` (which run along memory), in column order.
     fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[A]; K];
-    /// What the memory is when it is no one slice.
-    type Lanes: Columns<A> + ?Sized;
-    /// The memory as the one slice or the lanes it is, for loops that look up a column
-    /// per few elements and would otherwise tell the two apart each time.
-    fn split(&self) -> Split<'_, A, Self::Lanes>;
-}
-
-/// A block's memory told apart ([`Columns::split`]): one slice, or a slice per column.
-pub enum Split<'m, A, L: ?Sized> {
-    Whole(&'m [A]),
-    Lanes(&'m L),
-}
-
-/// [`Split`], to write into.
-pub enum SplitMut<'m, A, L: ?Sized> {
-    Whole(&'m mut [A]),
-    Lanes(&'m mut L),
 }
 
 /// [`Columns`] to write into.
@@ -272,10 +248,6 @@ pub trait ColumnsMut<A>: Columns<A> {
     /// [`Columns::strip`], to write into.
     fn strip_mut<const K: usize>(&mut self, block: &Block, c0: usize, rows: usize)
         -> [&mut [A]; K];
-    /// [`Columns::Lanes`], to write into.
-    type LanesMut: ColumnsMut<A> + ?Sized;
-    /// [`Columns::split`], to write into.
-    fn split_mut(&mut self) -> SplitMut<'_, A, Self::LanesMut>;
 }
 
 impl<A> Columns<A> for [A] {
@@ -292,11 +264,6 @@ impl<A> Columns<A> for [A] {
         let (span, step) = block.strip::<K>(c0, rows);
         let columns = self[span].chunks(step).map(|c| &c[..rows]);
         strip_columns(columns, block.col_step < 0)
-    }
-    type Lanes = [A];
-    #[inline(always)]
-    fn split(&self) -> Split<'_, A, [A]> {
-        Split::Whole(self)
     }
 }
 
@@ -319,11 +286,6 @@ impl<A> ColumnsMut<A> for [A] {
         let (span, step) = block.strip::<K>(c0, rows);
         let columns = self[span].chunks_mut(step).map(|c| &mut c[..rows]);
         strip_columns(columns, block.col_step < 0)
-    }
-    type LanesMut = [A];
-    #[inline(always)]
-    fn split_mut(&mut self) -> SplitMut<'_, A, [A]> {
-        SplitMut::Whole(self)
     }
 }
 
@@ -348,11 +310,6 @@ impl<A, S: AsRef<[A]>> Columns<A> for Lanes<'_, S> {
         let lanes = self.0[c0..c0 + K].iter();
         strip_columns(lanes.map(|l| &l.as_ref()[start..start + rows]), false)
     }
-    type Lanes = Self;
-    #[inline(always)]
-    fn split(&self) -> Split<'_, A, Self> {
-        Split::Lanes(self)
-    }
 }
 
 impl<A, S: AsRef<[A]> + AsMut<[A]>> ColumnsMut<A> for Lanes<'_, S> {
@@ -375,90 +332,6 @@ impl<A, S: AsRef<[A]> + AsMut<[A]>> ColumnsMut<A> for Lanes<'_, S> {
         let start = block.start;
         let lanes = self.0[c0..c0 + K].iter_mut();
         strip_columns(lanes.map(|l| &mut l.as_mut()[start..start + rows]), false)
-    }
-    type LanesMut = Self;
-    #[inline(always)]
-    fn split_mut(&mut self) -> SplitMut<'_, A, Self> {
-        SplitMut::Lanes(self)
-    }
-}
-
-/// A block's memory as a visitor holds it: one memory slice (`W`, `&[A]` or `&mut [A]`)
-/// or a slice per column. One type for both, so that the tiles are made once per unit,
-/// the two told apart per block, strip or column rather than per element.
-pub(crate) enum Memory<'l, W, S> {
-    Whole(W),
-    Lanes(Lanes<'l, S>),
-}
-
-impl<'l, A, W: AsRef<[A]>, S: AsRef<[A]>> Columns<A> for Memory<'l, W, S> {
-    #[inline(always)]
-    fn column(&self, block: &Block, c: usize) -> Option<(&[A], isize)> {
-        match self {
-            Memory::Whole(w) => w.as_ref().column(block, c),
-            Memory::Lanes(l) => l.column(block, c),
-        }
-    }
-    #[inline(always)]
-    fn whole(&self) -> Option<&[A]> {
-        match self {
-            Memory::Whole(w) => Some(w.as_ref()),
-            Memory::Lanes(_) => None,
-        }
-    }
-    #[inline(always)]
-    fn strip<const K: usize>(&self, block: &Block, c0: usize, rows: usize) -> [&[A]; K] {
-        match self {
-            Memory::Whole(w) => w.as_ref().strip(block, c0, rows),
-            Memory::Lanes(l) => l.strip(block, c0, rows),
-        }
-    }
-    type Lanes = Lanes<'l, S>;
-    #[inline(always)]
-    fn split(&self) -> Split<'_, A, Lanes<'l, S>> {
-        match self {
-            Memory::Whole(w) => Split::Whole(w.as_ref()),
-            Memory::Lanes(l) => Split::Lanes(l),
-        }
-    }
-}
-
-impl<'l, A, W: AsRef<[A]> + AsMut<[A]>, S: AsRef<[A]> + AsMut<[A]>> ColumnsMut<A>
-    for Memory<'l, W, S>
-{
-    #[inline(always)]
-    fn column_mut(&mut self, block: &Block, c: usize) -> Option<(&mut [A], isize)> {
-        match self {
-            Memory::Whole(w) => w.as_mut().column_mut(block, c),
-            Memory::Lanes(l) => l.column_mut(block, c),
-        }
-    }
-    #[inline(always)]
-    fn whole_mut(&mut self) -> Option<&mut [A]> {
-        match self {
-            Memory::Whole(w) => Some(w.as_mut()),
-            Memory::Lanes(_) => None,
-        }
-    }
-    #[inline(always)]
-    fn strip_mut<const K: usize>(
-        &mut self,
-        block: &Block,
-        c0: usize,
-        rows: usize,
-    ) -> [&mut [A]; K] {
-        match self {
-            Memory::Whole(w) => w.as_mut().strip_mut(block, c0, rows),
-            Memory::Lanes(l) => l.strip_mut(block, c0, rows),
-        }
-    }
-    type LanesMut = Lanes<'l, S>;
-    #[inline(always)]
-    fn split_mut(&mut self) -> SplitMut<'_, A, Lanes<'l, S>> {
-        match self {
-            Memory::Whole(w) => SplitMut::Whole(w.as_mut()),
-            Memory::Lanes(l) => SplitMut::Lanes(l),
-        }
     }
 }
 
@@ -841,10 +714,9 @@ impl Lane {
         }
     }
 
-    /// Set each element of the lane to `convert` of its slot of `slots`, in lane order.
-    /// Always inlined: with one kind of memory for every block, the compiler left it out
-    /// of line, a call per short column (benches/NOTES.md, `src/traverse/gather.rs`).
-    #[inline(always)]
+    /// Set each element of the lane to `convert` of its slot of `slots`, in lane order. One
+    /// instance per conversion and kind of slots, whatever the rectangles of the caller:
+    /// the loops are the same for every tile shape of a unit.
     fn scatter_from<'s, A, P: Copy + 's>(
         &self,
         memory: &mut [A],

@@ -10,7 +10,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{Block, Columns, ColumnsMut, Split, SplitMut};
+use super::{Block, Columns, ColumnsMut};
 use crate::arch::{Register, Vector};
 
 /// Gather `block` of `memory` into `scratch` in stream order (see [`super::gather()`]); with
@@ -179,19 +179,11 @@ pub(crate) fn scatter<
     // The size is matched as a constant, so each element type instantiates its own arms
     // only; the rest move one element at a time, in two loops rather than a test per
     // element.
-    let each_one = |memory: &mut M| match memory.split_mut() {
-        // As `gather_each`.
-        SplitMut::Whole(m) if swap => {
-            super::scatter::<P, A, _, 1, 1>(scratch, block, m, each_swapped, &finish, |s| s)
-        }
-        SplitMut::Whole(m) => {
-            super::scatter::<P, A, _, 1, 1>(scratch, block, m, each, &finish, |s| s)
-        }
-        SplitMut::Lanes(m) if swap => {
-            super::scatter::<P, A, _, 1, 1>(scratch, block, m, each_swapped, &finish, |s| s)
-        }
-        SplitMut::Lanes(m) => {
-            super::scatter::<P, A, _, 1, 1>(scratch, block, m, each, &finish, |s| s)
+    let each_one = |memory: &mut M| {
+        if swap {
+            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each_swapped, &finish, |s| s)
+        } else {
+            super::scatter::<P, A, M, 1, 1>(scratch, block, memory, each, &finish, |s| s)
         }
     };
     let size = const { std::mem::size_of::<P>() };
@@ -366,13 +358,11 @@ pub(crate) fn gather_each<A: Copy, M: Columns<A> + ?Sized>(
     swap: bool,
     swapped: impl Fn(A) -> A,
 ) {
-    // One memory slice gets loops of its own, which look up no kind of memory per column
-    // (short columns made that test cost); two loops each rather than a test per element.
-    match memory.split() {
-        Split::Whole(whole) if swap => super::gather_elements(whole, block, scratch, swapped),
-        Split::Whole(whole) => super::gather_elements(whole, block, scratch, |x| x),
-        Split::Lanes(lanes) if swap => super::gather_elements(lanes, block, scratch, swapped),
-        Split::Lanes(lanes) => super::gather_elements(lanes, block, scratch, |x| x),
+    // Two loops rather than a test per element.
+    if swap {
+        super::gather_elements(memory, block, scratch, swapped);
+    } else {
+        super::gather_elements(memory, block, scratch, |x| x);
     }
 }
 
@@ -385,20 +375,10 @@ pub(crate) fn scatter_each<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized>(
     swap: bool,
     swapped: impl Fn(A) -> A,
 ) {
-    // As `gather_each`.
-    match memory.split_mut() {
-        SplitMut::Whole(m) if swap => {
-            super::scatter::<_, _, _, 1, 1>(scratch, block, m, swapped, |x| x, |s| s)
-        }
-        SplitMut::Whole(m) => {
-            super::scatter::<_, _, _, 1, 1>(scratch, block, m, |x| x, |x| x, |s| s)
-        }
-        SplitMut::Lanes(m) if swap => {
-            super::scatter::<_, _, _, 1, 1>(scratch, block, m, swapped, |x| x, |s| s)
-        }
-        SplitMut::Lanes(m) => {
-            super::scatter::<_, _, _, 1, 1>(scratch, block, m, |x| x, |x| x, |s| s)
-        }
+    if swap {
+        super::scatter::<_, _, M, 1, 1>(scratch, block, memory, swapped, |x| x, |s| s);
+    } else {
+        super::scatter::<_, _, M, 1, 1>(scratch, block, memory, |x| x, |x| x, |s| s);
     }
 }
 

@@ -31,8 +31,8 @@ pub(crate) mod units;
 mod walk;
 
 pub(crate) use gather::{
-    gather, gather_elements, prefetch, prefetch_lane, scatter, Columns, ColumnsMut, Lanes, Memory,
-    Split, SplitMut, ROWS_AHEAD,
+    gather, gather_elements, prefetch, prefetch_lane, scatter, Columns, ColumnsMut, Lanes,
+    ROWS_AHEAD,
 };
 pub(crate) use plan::{
     c_order, odometer, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, windows,

@@ -7,7 +7,7 @@ use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension,
 use crate::check::{check_invalid, checked_len, checked_length, into_array};
 use crate::element::{in_units, Item};
 use crate::parallel;
-use crate::traverse::{self, Block, ColumnsMut, Lanes, Memory, Moves, Strided, Visitor};
+use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes `read_zarr_bytes` reads per call, and the most it allocates before data arrives.
@@ -364,7 +364,7 @@ impl<'b, T: Moves> Decoder<'b, T> {
             origin,
             &mut |mut b| {
                 b.out += out;
-                self.convert(&mut Memory::Whole(&mut *memory), b)
+                self.convert(memory, b)
             },
         );
     }
@@ -411,7 +411,7 @@ fn staged<'s, P: Copy + bytemuck::Zeroable>(
 
 impl<T: Moves> Decoder<'_, T> {
     /// Convert block `b` into `memory`.
-    fn convert(&mut self, memory: &mut Memory<'_, &mut [T], &mut [T]>, b: Block) {
+    fn convert<M: ColumnsMut<T> + ?Sized>(&mut self, memory: &mut M, b: Block) {
         if self.invalid {
             return;
         }
@@ -444,16 +444,16 @@ impl<T: Moves> Decoder<'_, T> {
 
 impl<'a, T: Moves> Visitor<&'a mut [T], T> for Decoder<'_, T> {
     fn block(&mut self, memory: &mut &'a mut [T], b: Block) {
-        self.convert(&mut Memory::Whole(&mut **memory), b)
+        self.convert(&mut **memory, b)
     }
 
     fn lanes(&mut self, lanes: &mut [&'a mut [T]], b: Block) {
-        self.convert(&mut Memory::Lanes(Lanes(lanes)), b)
+        self.convert(&mut Lanes(lanes), b)
     }
 
     fn staged(&mut self, band: &mut [T], b: Block) -> bool {
         for tile in b.staged_bands(traverse::scatter_tile::<T>()) {
-            self.convert(&mut Memory::Whole(&mut *band), tile);
+            self.convert(&mut *band, tile);
         }
         !self.invalid
     }

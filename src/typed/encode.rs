@@ -7,7 +7,7 @@ use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 use crate::check::checked_len;
 use crate::element::{out_units, Item};
 use crate::parallel;
-use crate::traverse::{self, Block, Columns, Lanes, Memory, Moves, Strided, Visitor};
+use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
 
 /// Bytes of the buffer `write_zarr_bytes` encodes through, at most, unless the array is
@@ -304,7 +304,7 @@ impl<'o, T: Moves> Encoder<'o, T> {
     fn planned(&mut self, memory: &[T], strided: &Strided) {
         let origin = traverse::Origin::of(memory, self.out);
         traverse::plan(strided, traverse::tile::<T>(), origin, &mut |b| {
-            self.convert(&Memory::Whole(memory), b)
+            self.convert(memory, b)
         });
     }
 }
@@ -335,7 +335,7 @@ fn gathered<P: Moves>(
 
 impl<T: Moves> Encoder<'_, T> {
     /// Convert block `b` of `memory`.
-    fn convert(&mut self, memory: &Memory<'_, &[T], &[T]>, b: Block) {
+    fn convert<M: Columns<T> + ?Sized>(&mut self, memory: &M, b: Block) {
         let n = b.cols * T::SIZE;
         if let (1, Some(memory)) = (b.col_step, memory.whole()) {
             for r in 0..b.rows {
@@ -356,16 +356,16 @@ impl<T: Moves> Encoder<'_, T> {
 
 impl<'a, T: Moves> Visitor<&'a [T], T> for Encoder<'_, T> {
     fn block(&mut self, memory: &mut &'a [T], b: Block) {
-        self.convert(&Memory::Whole(*memory), b)
+        self.convert(*memory, b)
     }
 
     fn lanes(&mut self, lanes: &mut [&'a [T]], b: Block) {
-        self.convert(&Memory::Lanes(Lanes(lanes)), b)
+        self.convert(&Lanes(lanes), b)
     }
 
     fn staged(&mut self, band: &mut [T], b: Block) -> bool {
         for tile in b.staged_bands(traverse::tile::<T>()) {
-            self.convert(&Memory::Whole(&*band), tile);
+            self.convert(&*band, tile);
         }
         true
     }
