@@ -795,19 +795,15 @@ fn mapped<A: Copy, B>(a: &ArrayD<A>, f: impl Fn(A) -> B) -> ArrayD<B> {
         .unwrap_or_else(|_| unreachable!("an array's own shape holds its elements"))
 }
 
-/// `a` as the units its elements move as when encoded: its memory as it is where it is one
-/// slice, else a copy in C order (an array made of part of another, with gaps) kept in
-/// `copy`, the one [`standard`] makes for every use.
-fn out_array<'c, A: Element>(
-    a: &'c ArrayD<A>,
-    copy: &'c mut Option<ArrayD<A>>,
-) -> ArrayView<'c, A::Out, IxDyn> {
-    let view = match out_units(a.view()) {
-        Ok(units) => return units,
-        Err(view) => view,
-    };
-    let copy = copy.insert(standard(view));
-    out_units(copy.view()).unwrap_or_else(|_| unreachable!("a C-order array is one slice"))
+/// `f` of `view`'s elements with gaps (an array made of part of another) as the units they
+/// move as when encoded, through their C-order copy, the one [`standard`] makes for every
+/// use.
+fn out_copy<A: Element, R>(
+    view: ArrayView<'_, A, IxDyn>,
+    f: impl FnOnce(ArrayView<'_, A::Out, IxDyn>) -> R,
+) -> R {
+    let copy = standard(view);
+    f(out_units(copy.view()).unwrap_or_else(|_| unreachable!("a C-order array is one slice")))
 }
 
 /// The units of elements that move through a copy (`Convert::COPIED`), and their
@@ -821,28 +817,39 @@ fn copy_back<A: Element>(mut part: ArrayViewMut<'_, A, IxDyn>, units: &ArrayD<A:
     part.zip_mut_with(units, |x, &u| *x = A::from_copied(u));
 }
 
-/// Encode `a` as the units its elements move as ([`out_array`]), or through a copy in
-/// units (`Convert::COPIED`).
+/// Encode `a` as the units its elements move as ([`out_units`], [`out_copy`]), or through
+/// a copy in units (`Convert::COPIED`).
 fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
     if const { A::COPIED } {
         encode_vec(copies(a.view()).view(), endian)
     } else {
-        encode_vec(out_array(a, &mut None), endian)
+        match out_units(a.view()) {
+            Ok(units) => encode_vec(units, endian),
+            Err(view) => out_copy(view, |units| encode_vec(units, endian)),
+        }
     }
 }
 
 /// `v.visit` on its part of `a` as the units its elements move as when encoded
-/// ([`out_array`]): every element type of one unit is visited by one instance of the
-/// visitor. Elements that move through a copy (`Convert::COPIED`, always plain) are copied
-/// from that part only.
+/// ([`out_units`], [`out_copy`]): every element type of one unit is visited by one instance
+/// of the visitor. Elements that move through a copy (`Convert::COPIED`, always plain) are
+/// copied from that part only.
 fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
     if const { A::COPIED } {
         let units = copies(v.part(a.view()));
         v.visit(units.view(), Kind::Plain)
     } else {
-        let mut copy = None;
-        let part = v.part(out_array(a, &mut copy));
-        v.visit(part, kind)
+        match out_units(a.view()) {
+            Ok(units) => {
+                let part = v.part(units);
+                v.visit(part, kind)
+            }
+            // With gaps: the part alone copied, not the whole array once per chunk.
+            Err(view) => {
+                let part = v.part(view);
+                out_copy(part, |units| v.visit(units, kind))
+            }
+        }
     }
 }
 

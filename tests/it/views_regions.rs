@@ -558,7 +558,7 @@ fn dyn_arrays_with_gaps_behave_as_their_c_order_copies() {
         assert!(a.as_slice_memory_order().is_none(), "gaps");
         a
     }
-    fn check<A: Bits>()
+    fn check<A: Bits>(fill: serde_json::Value)
     where
         DynArray: From<ArrayD<A>>,
     {
@@ -582,6 +582,17 @@ fn dyn_arrays_with_gaps_behave_as_their_c_order_copies() {
             bits(&d.slice_region(&region).unwrap()),
             reference_bytes(part, Endian::Little),
             "{name} slice"
+        );
+        // A chunk of the region encoded, its part alone copied.
+        assert_eq!(
+            little
+                .encode_chunk_dyn(&d, &region, &region_shape, &fill)
+                .unwrap(),
+            reference_bytes(
+                a.slice(crate::common::slice_of(&region).as_slice()),
+                Endian::Little
+            ),
+            "{name} chunk"
         );
         // Assigned from another array with gaps, of the region's shape.
         let from = gapped::<A>(1000).slice_move(&crate::common::slice_of(&region)[..]);
@@ -624,9 +635,9 @@ fn dyn_arrays_with_gaps_behave_as_their_c_order_copies() {
             "{name} decode"
         );
     }
-    check::<f32>();
-    check::<bool>();
-    check::<Float4E2M1FN>();
-    check::<Complex<f64>>();
-    check::<u8>();
+    check::<f32>(serde_json::json!(0));
+    check::<bool>(serde_json::json!(false));
+    check::<Float4E2M1FN>(serde_json::json!(0));
+    check::<Complex<f64>>(serde_json::json!([0, 0]));
+    check::<u8>(serde_json::json!(0));
 }
