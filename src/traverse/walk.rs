@@ -30,6 +30,9 @@ pub(crate) trait View: Split {
     fn lanes(self, along: usize) -> impl Iterator<Item = Result<Self::Memory, Self::Lane>>;
     /// The view with its axes in `order`.
     fn permuted(self, order: &[usize]) -> Self;
+    /// Axis `take` made part of axis `into` when it continues it in memory (its stride is
+    /// `into`'s times `into`'s length), `take` left of length 1: whether it did.
+    fn merge(&mut self, take: usize, into: usize) -> bool;
     /// Move rows `rows` of `lanes`, which step through memory, through `band`, one lane's
     /// rows after another: copied into it before `visit` converts it (encoding), or out of
     /// it after, unless `visit` answers `false` (decoding).
@@ -68,6 +71,9 @@ impl<'a, A: AsUnits + Copy> View for ArrayView<'a, A, IxDyn> {
     }
     fn permuted(self, order: &[usize]) -> Self {
         self.permuted_axes(order)
+    }
+    fn merge(&mut self, take: usize, into: usize) -> bool {
+        self.merge_axes(Axis(take), Axis(into))
     }
     fn staged(
         lanes: &mut [ArrayView1<'a, A>],
@@ -136,6 +142,9 @@ impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
     }
     fn permuted(self, order: &[usize]) -> Self {
         self.permuted_axes(order)
+    }
+    fn merge(&mut self, take: usize, into: usize) -> bool {
+        self.merge_axes(Axis(take), Axis(into))
     }
     fn staged(
         lanes: &mut [ArrayViewMut1<'a, A>],
@@ -283,10 +292,11 @@ pub(crate) fn walk<V: View, T: Visitor<V::Memory, V::Unit>>(view: V, out: usize,
 /// stream ([`lane_rows`] for rows of one axis); other views move in tiles whose columns are
 /// lanes ([`lane_tiles`]). `Err(view)` for rows that step through memory, or no lanes.
 fn part<V: View, T: Visitor<V::Memory, V::Unit>>(
-    view: V,
+    mut view: V,
     out: usize,
     visitor: &mut T,
 ) -> Result<(), V> {
+    coalesce(&mut view);
     let Some(cut) = Parts::of(view.shape(), view.strides()) else {
         return Err(view);
     };
@@ -352,6 +362,22 @@ fn part<V: View, T: Visitor<V::Memory, V::Unit>>(
         }
     }
     Ok(())
+}
+
+/// Merge each axis into the next longer one when it continues it in memory as it does in
+/// the stream (an array's trailing axis of each element's words or bytes, axes a part of an
+/// array holds whole): their lanes are one run of both, which the rows of [`lane_rows`]
+/// move whole, rather than one short lane at a time.
+fn coalesce<V: View>(view: &mut V) {
+    let shape = view.shape();
+    let Some(mut into) = (0..shape.len()).rev().find(|&k| shape[k] > 1) else {
+        return;
+    };
+    for take in (0..into).rev() {
+        if view.shape()[take] > 1 && !view.merge(take, into) {
+            into = take;
+        }
+    }
 }
 
 /// How [`part`] takes a view apart, from its shape and strides alone: its axes in the
@@ -640,4 +666,62 @@ fn planned<M: Run, U, T: Visitor<M, U>>(
         block.out += out;
         visitor.block(&mut memory, block)
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{ArrayD, Axis, IxDyn, Slice};
+
+    use super::{coalesce, Split};
+
+    /// Axes that continue each other in memory as in the stream become one, the others stay
+    /// as they are, and the view keeps its elements in C order.
+    #[test]
+    fn coalesce_merges_axes_that_continue_each_other() {
+        let a = ArrayD::from_shape_fn(IxDyn(&[4, 8, 2]), |i| {
+            (i[0] * 100 + i[1] * 10 + i[2]) as u32
+        });
+        let check = |view: ndarray::ArrayViewD<'_, u32>, shape: &[usize], strides: &[isize]| {
+            let before: Vec<u32> = view.iter().copied().collect();
+            let mut merged = view.clone();
+            coalesce(&mut merged);
+            assert_eq!(Split::shape(&merged), shape, "{:?}", view.shape());
+            // The strides of the axes of more than one element (ndarray may keep any other).
+            let long = |shape: &[usize], strides: &[isize]| -> Vec<isize> {
+                shape
+                    .iter()
+                    .zip(strides)
+                    .filter(|(&n, _)| n > 1)
+                    .map(|(_, &s)| s)
+                    .collect()
+            };
+            let got = long(Split::shape(&merged), Split::strides(&merged));
+            assert_eq!(got, long(shape, strides), "{:?}", view.shape());
+            assert_eq!(merged.iter().copied().collect::<Vec<u32>>(), before);
+        };
+        // Rows of a part whose trailing axes are whole: one axis of each row's 12 elements.
+        let part = a.slice_axis(Axis(1), Slice::from(2..8));
+        check(part.view(), &[4, 1, 12], &[16, 2, 1]);
+        // The whole array: one axis.
+        check(a.view(), &[1, 1, 64], &[16, 2, 1]);
+        // Reversed rows continue each other backwards.
+        let mut back = a.view();
+        back.invert_axis(Axis(0));
+        back.invert_axis(Axis(1));
+        back.invert_axis(Axis(2));
+        check(back.clone(), &[1, 1, 64], &[-16, -2, -1]);
+        // Axes in another order than memory's: nothing to merge.
+        let swapped = a.view().permuted_axes(IxDyn(&[1, 0, 2]));
+        check(swapped, &[8, 4, 2], &[2, 16, 1]);
+        // Rows that step through memory continue each other all the same; an axis of one
+        // element between two is passed over.
+        let stepped = a.slice_axis(Axis(2), Slice::from(0..1));
+        check(stepped.view(), &[1, 32, 1], &[16, 2, 1]);
+        let b = a.view().into_shape_with_order(IxDyn(&[4, 1, 16])).unwrap();
+        check(b, &[1, 1, 64], &[16, 16, 1]);
+        // A gap: the axis before it stays.
+        let mut gap = a.slice_axis(Axis(2), Slice::from(0..1));
+        gap.slice_axis_inplace(Axis(1), Slice::from(0..7));
+        check(gap, &[4, 7, 1], &[16, 2, 1]);
+    }
 }
