@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use ndarray::{ArrayViewD, ArrayViewMutD, AxisDescription, Slice};
+use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, AxisDescription, IxDyn, RawData, Slice};
 
 use crate::check::{checked_len, checked_size};
 use crate::element::Item;
@@ -31,6 +31,48 @@ pub(crate) fn slicer(region: &[Range<usize>]) -> impl Fn(AxisDescription) -> Sli
     }
 }
 
+/// `a` through a window: `region` of it (one range per axis it names, any axis after them
+/// whole), its axes then in `order` (any axis after them kept last, as a raw element's
+/// bytes).
+pub(crate) fn window<S: RawData>(
+    mut a: ArrayBase<S, IxDyn>,
+    region: &[Range<usize>],
+    order: &[usize],
+) -> ArrayBase<S, IxDyn> {
+    a.slice_each_axis_inplace(slicer(region));
+    if order.iter().enumerate().all(|(i, &k)| i == k) {
+        return a;
+    }
+    let rank = a.ndim();
+    let order: Vec<usize> = order.iter().copied().chain(order.len()..rank).collect();
+    // As a slice, the argument the traversal passes: one instance per element type.
+    a.permuted_axes(&order[..])
+}
+
+/// The part of an element array that a visitor works on, as data rather than code, so that
+/// it is cut out of each element type's array by one instance per type, not one per type
+/// and visitor: a view's window (a region of the owner and an order of its axes), then a
+/// chunk's region of what the window shows.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Part<'p> {
+    pub window: Option<(&'p [Range<usize>], &'p [usize])>,
+    pub region: Option<&'p [Range<usize>]>,
+}
+
+impl Part<'_> {
+    /// This part of `a`.
+    pub(crate) fn of<S: RawData>(&self, a: ArrayBase<S, IxDyn>) -> ArrayBase<S, IxDyn> {
+        let mut a = match self.window {
+            Some((region, order)) => window(a, region, order),
+            None => a,
+        };
+        if let Some(region) = self.region {
+            a.slice_each_axis_inplace(slicer(region));
+        }
+        a
+    }
+}
+
 /// Work on the elements of a [`DynArray`] whose variant holds an array of an [`Element`]
 /// type, as [`DynArray::elements`] hands them over.
 pub(crate) trait Elements: Sized {
@@ -39,8 +81,8 @@ pub(crate) trait Elements: Sized {
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> Self::Out;
     /// The part of an array that `visit` works on: all of it, a view's window, a chunk's
     /// region. Elements that move through a copy are copied from this part only.
-    fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
-        a
+    fn part(&self) -> Part<'_> {
+        Part::default()
     }
 }
 
@@ -49,9 +91,9 @@ pub(crate) trait ElementsMut: Sized {
     type Out;
     /// Work on `a`, the [`part`](ElementsMut::part) of an element array this visitor takes.
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out;
-    /// [`Elements::part`], mutable.
-    fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
-        a
+    /// [`Elements::part`].
+    fn part(&self) -> Part<'_> {
+        Part::default()
     }
 }
 
@@ -169,10 +211,12 @@ impl Elements for EncodeChunk<'_> {
         encode_part(part, &kind, &chunk, self.fill, self.endian, &mut out)?;
         Ok(out)
     }
-    fn part<'x, A>(&self, mut a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
+    fn part(&self) -> Part<'_> {
         // The region, checked by `encode_chunk`; a raw element's bytes whole.
-        a.slice_each_axis_inplace(slicer(self.region));
-        a
+        Part {
+            region: Some(self.region),
+            ..Part::default()
+        }
     }
 }
 
@@ -203,10 +247,12 @@ impl ElementsMut for DecodeChunk<'_> {
             &mut scratch,
         )
     }
-    fn part<'x, A>(&self, mut a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
+    fn part(&self) -> Part<'_> {
         // The region, checked by `decode_chunk_into`; a raw element's bytes whole.
-        a.slice_each_axis_inplace(slicer(self.region));
-        a
+        Part {
+            region: Some(self.region),
+            ..Part::default()
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::check::{checked_len, checked_size, into_array};
 use crate::element::{in_units, in_units_of, out_units, Narrow};
 use crate::metadata::fill;
-use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
+use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind, Part};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
 use crate::typed::decode::zeroed;
@@ -795,15 +795,23 @@ fn mapped<A: Copy, B>(a: &ArrayD<A>, f: impl Fn(A) -> B) -> ArrayD<B> {
         .unwrap_or_else(|_| unreachable!("an array's own shape holds its elements"))
 }
 
-/// `f` of `view`'s elements with gaps (an array made of part of another) as the units they
-/// move as when encoded, through their C-order copy, the one [`standard`] makes for every
-/// use.
-fn out_copy<A: Element, R>(
-    view: ArrayView<'_, A, IxDyn>,
-    f: impl FnOnce(ArrayView<'_, A::Out, IxDyn>) -> R,
-) -> R {
-    let copy = standard(view);
-    f(out_units(copy.view()).unwrap_or_else(|_| unreachable!("a C-order array is one slice")))
+/// Its `part` of `a` as the units its elements move as when encoded ([`out_units`]), or,
+/// where `a` is no one memory slice (an array with gaps, part of another), a copy in C
+/// order of that part only, not of the whole array once per chunk: once per element type,
+/// whatever the visitor.
+fn part_units<'a, A: Element>(
+    a: &'a ArrayD<A>,
+    part: Part<'_>,
+) -> Result<ArrayView<'a, A::Out, IxDyn>, ArrayD<A>> {
+    match out_units(a.view()) {
+        Ok(units) => Ok(part.of(units)),
+        Err(view) => Err(standard(part.of(view))),
+    }
+}
+
+/// A C-order copy of [`part_units`] as the units its elements move as when encoded.
+fn copy_units<A: Element>(copy: &ArrayD<A>) -> ArrayView<'_, A::Out, IxDyn> {
+    out_units(copy.view()).unwrap_or_else(|_| unreachable!("a C-order array is one slice"))
 }
 
 /// The units of elements that move through a copy (`Convert::COPIED`), and their
@@ -817,38 +825,31 @@ fn copy_back<A: Element>(mut part: ArrayViewMut<'_, A, IxDyn>, units: &ArrayD<A:
     part.zip_mut_with(units, |x, &u| *x = A::from_copied(u));
 }
 
-/// Encode `a` as the units its elements move as ([`out_units`], [`out_copy`]), or through
+/// Encode `a` as the units its elements move as ([`part_units`]), or through
 /// a copy in units (`Convert::COPIED`).
 fn encode_units<A: Element>(a: &ArrayD<A>, endian: Endian) -> Result<Vec<u8>, Error> {
     if const { A::COPIED } {
         encode_vec(copies(a.view()).view(), endian)
     } else {
-        match out_units(a.view()) {
+        match part_units(a, Part::default()) {
             Ok(units) => encode_vec(units, endian),
-            Err(view) => out_copy(view, |units| encode_vec(units, endian)),
+            Err(copy) => encode_vec(copy_units(&copy), endian),
         }
     }
 }
 
 /// `v.visit` on its part of `a` as the units its elements move as when encoded
-/// ([`out_units`], [`out_copy`]): every element type of one unit is visited by one instance
+/// ([`part_units`]): every element type of one unit is visited by one instance
 /// of the visitor. Elements that move through a copy (`Convert::COPIED`, always plain) are
 /// copied from that part only.
 fn visit_out<A: Element, V: Elements>(v: V, a: &ArrayD<A>, kind: Kind<A::Out>) -> V::Out {
     if const { A::COPIED } {
-        let units = copies(v.part(a.view()));
+        let units = copies(v.part().of(a.view()));
         v.visit(units.view(), Kind::Plain)
     } else {
-        match out_units(a.view()) {
-            Ok(units) => {
-                let part = v.part(units);
-                v.visit(part, kind)
-            }
-            // With gaps: the part alone copied, not the whole array once per chunk.
-            Err(view) => {
-                let part = v.part(view);
-                out_copy(part, |units| v.visit(units, kind))
-            }
+        match part_units(a, v.part()) {
+            Ok(units) => v.visit(units, kind),
+            Err(copy) => v.visit(copy_units(&copy), kind),
         }
     }
 }
@@ -867,13 +868,13 @@ fn in_array<A: Element>(a: &mut ArrayD<A>) -> ArrayViewMut<'_, A::In, IxDyn> {
 /// that part only, and back into it after, each converted.
 fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::In>) -> V::Out {
     if const { A::COPIED } {
-        let part = v.part(a.view_mut());
+        let part = v.part().of(a.view_mut());
         let mut units = copies(part.view());
         let out = v.visit(units.view_mut(), Kind::Plain);
         copy_back(part, &units);
         out
     } else {
-        let part = v.part(in_array(a));
+        let part = v.part().of(in_array(a));
         v.visit(part, kind)
     }
 }

@@ -10,7 +10,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, IxDyn, RawData};
 
 use crate::element::Item;
-use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind};
+use crate::runtime::chunks::{window, Elements, ElementsMut, Kind, Part};
 use crate::typed::region;
 use crate::{DataType, DynArray, Error};
 
@@ -66,20 +66,7 @@ impl Window {
     /// `a`, an array the owner holds (with a trailing axis of raw elements' bytes, kept
     /// whole and last), seen through this window.
     fn apply<S: RawData>(&self, a: ArrayBase<S, IxDyn>) -> ArrayBase<S, IxDyn> {
-        let mut a = a;
-        a.slice_each_axis_inplace(slicer(&self.region));
-        let rank = a.ndim();
-        if self.order.iter().enumerate().all(|(i, &k)| i == k) {
-            return a;
-        }
-        let order: Vec<usize> = self
-            .order
-            .iter()
-            .copied()
-            .chain(self.order.len()..rank)
-            .collect();
-        // As a slice, the argument the traversal passes: one instance per element type.
-        a.permuted_axes(&order[..])
+        window(a, &self.region, &self.order)
     }
 
     /// The owner's region that the view's checked `sub` region covers, and the order that
@@ -429,8 +416,8 @@ impl<V: Elements> Elements for Through<'_, V> {
     fn visit<A: Item>(self, a: ArrayViewD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(a, kind)
     }
-    fn part<'x, A>(&self, a: ArrayViewD<'x, A>) -> ArrayViewD<'x, A> {
-        self.inner.part(self.window.apply(a))
+    fn part(&self) -> Part<'_> {
+        through(self.window, self.inner.part())
     }
 }
 
@@ -440,7 +427,16 @@ impl<V: ElementsMut> ElementsMut for Through<'_, V> {
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(a, kind)
     }
-    fn part<'x, A>(&self, a: ArrayViewMutD<'x, A>) -> ArrayViewMutD<'x, A> {
-        self.inner.part(self.window.apply(a))
+    fn part(&self) -> Part<'_> {
+        through(self.window, self.inner.part())
+    }
+}
+
+/// The part `inner` of what `window` shows: a visitor handed arrays through a window takes
+/// none of its own (the window is the one [`Through`] adds), at most a region.
+fn through<'p>(window: &'p Window, inner: Part<'p>) -> Part<'p> {
+    Part {
+        window: Some((&window.region, &window.order)),
+        region: inner.region,
     }
 }
