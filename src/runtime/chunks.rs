@@ -10,6 +10,7 @@ use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, AxisDescription, IxDyn, RawD
 
 use crate::check::{checked_len, checked_size};
 use crate::element::Item;
+use crate::traverse::permuted;
 use crate::typed::grid::engine::{self, Before};
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
@@ -46,7 +47,7 @@ pub(crate) fn window<S: RawData>(
     let rank = a.ndim();
     let order: Vec<usize> = order.iter().copied().chain(order.len()..rank).collect();
     // As a slice, the argument the traversal passes: one instance per element type.
-    a.permuted_axes(&order[..])
+    permuted(a, &order)
 }
 
 /// The part of an element array that a visitor works on, as data rather than code, so that

@@ -13,6 +13,7 @@ use crate::metadata::fill;
 use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind, Part};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
+use crate::traverse::permuted;
 use crate::typed::decode::zeroed;
 use crate::typed::encode::encode_vec;
 use crate::typed::region;
@@ -281,16 +282,16 @@ macro_rules! dyn_array {
             pub fn permuted_axes(self, order: &[usize]) -> Result<DynArray, Error> {
                 check_order(order, self.shape().len())?;
                 Ok(match self {
-                    $(DynArray::$variant(a) => DynArray::$variant(a.permuted_axes(order)),)*
+                    $(DynArray::$variant(a) => DynArray::$variant(permuted(a, order)),)*
                     DynArray::RawBits(a) => DynArray::RawBits(a.permuted_axes(order)),
                     DynArray::RawBytes(a) => DynArray::RawBytes(a.permuted_axes(order)),
                     DynArray::DateTime64 { values, unit, scale_factor } => DynArray::DateTime64 {
-                        values: values.permuted_axes(order),
+                        values: permuted(values, order),
                         unit,
                         scale_factor,
                     },
                     DynArray::TimeDelta64 { values, unit, scale_factor } => DynArray::TimeDelta64 {
-                        values: values.permuted_axes(order),
+                        values: permuted(values, order),
                         unit,
                         scale_factor,
                     },
@@ -754,7 +755,7 @@ impl RawArray {
         let mut all = order.to_vec();
         all.push(order.len());
         RawArray {
-            bytes: self.bytes.permuted_axes(all),
+            bytes: permuted(self.bytes, &all),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::num::NonZeroUsize;
 use ndarray::{ArrayD, ArrayView, IxDyn};
 
 use crate::check::{checked_len, checked_size, into_array};
+use crate::traverse::permuted;
 use crate::typed::decode::decode_vec;
 use crate::typed::encode::encode_vec;
 use crate::{DataType, Endian, Error};
@@ -123,7 +124,7 @@ impl<T> FixedLength<T> {
     /// The same values with their axes reordered by a checked permutation `order`.
     pub(crate) fn permuted_axes(self, order: &[usize]) -> Self {
         FixedLength {
-            values: self.values.permuted_axes(order),
+            values: permuted(self.values, order),
             length: self.length,
         }
     }

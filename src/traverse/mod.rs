@@ -35,8 +35,8 @@ pub(crate) use gather::{
     ROWS_AHEAD,
 };
 pub(crate) use plan::{
-    c_order, odometer, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window, windows,
-    Block, Origin, PlanAxis, Strided, Tile,
+    c_order, odometer, permuted, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window,
+    windows, Block, Origin, PlanAxis, Strided, Tile,
 };
 pub(crate) use units::{AsUnits, Moves, Words};
 pub(crate) use walk::{walk, RowMoves, Visitor, ROW_PIECE_BYTES};

@@ -1,6 +1,6 @@
 //! The traversal plan: which blocks of an array are converted, and in which order.
 
-use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
+use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Axis, IxDyn, RawData};
 
 use super::LINE_BYTES;
 
@@ -291,6 +291,44 @@ impl Block {
     }
 }
 
+/// `a` with its axes in `order`: axis `i` of the result is axis `order[i]` of `a`, and
+/// `order` holds each of its axes once. Made of swaps of two axes, a few instructions per
+/// element type, where ndarray's `permuted_axes` is made whole for each one.
+pub(crate) fn permuted<S: RawData>(
+    mut a: ArrayBase<S, IxDyn>,
+    order: &[usize],
+) -> ArrayBase<S, IxDyn> {
+    each_swap(order, &mut |i, j| a.swap_axes(i, j));
+    a
+}
+
+/// Call `swap` with each swap of two axes that puts axes in `order` ([`permuted`]), in
+/// turn; up to [`MAX_AXES`] axes without allocating.
+fn each_swap(order: &[usize], swap: &mut dyn FnMut(usize, usize)) {
+    let n = order.len();
+    let (mut small, mut large) = ([0; 2 * MAX_AXES], Vec::new());
+    let places = if n <= MAX_AXES {
+        &mut small[..2 * n]
+    } else {
+        large.resize(2 * n, 0);
+        &mut large[..]
+    };
+    // `at[k]`: where axis k is now; `held[p]`: which axis is now at p.
+    let (at, held) = places.split_at_mut(n);
+    for k in 0..n {
+        (at[k], held[k]) = (k, k);
+    }
+    for (i, &k) in order.iter().enumerate() {
+        let j = at[k];
+        if j != i {
+            swap(i, j);
+            let other = held[i];
+            held.swap(i, j);
+            (at[k], at[other]) = (i, j);
+        }
+    }
+}
+
 /// The axes of a view from the farthest apart in memory to the closest, by the size of
 /// their strides: the view permuted so has its elements in memory order, as far as they
 /// are in any. Axes of length 1, whose strides say nothing, come first, then broadcast
@@ -563,7 +601,38 @@ pub(crate) fn odometer(
 
 #[cfg(test)]
 mod tests {
-    use super::{cuts, lead, taller, tile_of, LINE_BYTES};
+    use ndarray::{ArrayD, IxDyn};
+
+    use super::{cuts, lead, permuted, taller, tile_of, LINE_BYTES, MAX_AXES};
+
+    /// Axes put in order by swaps are ndarray's own permutation: every order of four axes,
+    /// and orders of more axes than fit the stack, reversed and rotated.
+    #[test]
+    fn permuted_is_permuted_axes() {
+        let check = |a: &ArrayD<u32>, order: &[usize]| {
+            let want = a.view().permuted_axes(order);
+            let got = permuted(a.view(), order);
+            assert_eq!(got.shape(), want.shape(), "{order:?}");
+            assert_eq!(got.strides(), want.strides(), "{order:?}");
+            assert_eq!(got, want, "{order:?}");
+        };
+        let a = ArrayD::from_shape_fn(IxDyn(&[2, 3, 4, 5]), |i| {
+            (i[0] * 1000 + i[1] * 100 + i[2] * 10 + i[3]) as u32
+        });
+        for n in 0..4 * 4 * 4 * 4 {
+            let order = [n % 4, n / 4 % 4, n / 16 % 4, n / 64];
+            if (0..4).all(|k| order.contains(&k)) {
+                check(&a, &order);
+            }
+        }
+        let mut shape = vec![1; MAX_AXES + 3];
+        (shape[0], shape[MAX_AXES + 1]) = (2, 3);
+        let wide = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[0] * 10 + i[MAX_AXES + 1]) as u32);
+        let reversed: Vec<usize> = (0..shape.len()).rev().collect();
+        let rotated: Vec<usize> = (1..shape.len()).chain([0]).collect();
+        check(&wide, &reversed);
+        check(&wide, &rotated);
+    }
 
     /// The pieces cover `0..len` in order without gaps, none is empty, and every piece but
     /// the first starts on a line (`lead` elements in, then every line) when it can.

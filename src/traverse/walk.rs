@@ -70,7 +70,7 @@ impl<'a, A: AsUnits + Copy> View for ArrayView<'a, A, IxDyn> {
             .map(|lane| lane.to_slice_memory_order().map(A::outs).ok_or(lane))
     }
     fn permuted(self, order: &[usize]) -> Self {
-        self.permuted_axes(order)
+        super::permuted(self, order)
     }
     fn merge(&mut self, take: usize, into: usize) -> bool {
         self.merge_axes(Axis(take), Axis(into))
@@ -141,7 +141,7 @@ impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
         })
     }
     fn permuted(self, order: &[usize]) -> Self {
-        self.permuted_axes(order)
+        super::permuted(self, order)
     }
     fn merge(&mut self, take: usize, into: usize) -> bool {
         self.merge_axes(Axis(take), Axis(into))

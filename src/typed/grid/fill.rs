@@ -8,6 +8,7 @@ use std::ops::Range;
 use ndarray::{ArrayView, Axis, IxDyn};
 
 use crate::element::Item;
+use crate::traverse::permuted;
 use crate::traverse::plan::memory_order;
 use crate::typed::grid::subset::Subset;
 use crate::typed::region;
@@ -128,7 +129,7 @@ impl Fill {
         // Axes from the farthest in memory to the closest, merged where they are one run:
         // the lanes of the last axis are the longest runs the layout holds.
         let order = memory_order(part.shape(), part.strides());
-        let mut part = part.permuted_axes(order);
+        let mut part = permuted(part, &order);
         let last = part.ndim() - 1;
         for k in (0..last).rev() {
             if !part.merge_axes(Axis(k), Axis(last)) {
@@ -170,7 +171,7 @@ impl Fill {
             return None;
         }
         let order = memory_order(array.shape(), array.strides());
-        let array = array.permuted_axes(order.clone());
+        let array = permuted(array, &order);
         let memory = array.as_slice()?;
         let shape = array.shape();
         let chunk: Vec<usize> = order
