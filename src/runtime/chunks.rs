@@ -46,7 +46,6 @@ pub(crate) fn window<S: RawData>(
     }
     let rank = a.ndim();
     let order: Vec<usize> = order.iter().copied().chain(order.len()..rank).collect();
-    // As a slice, the argument the traversal passes: one instance per element type.
     permuted(a, &order)
 }
 
