@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix2, IxDyn, Slice};
+use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix1, Ix2, IxDyn, Slice};
 
 use super::plan::{
     cuts, last_long_axis, lead, plan, Block, Origin, Split, Strided, Tile, MAX_AXES,
@@ -93,7 +93,12 @@ impl<'a, A: AsUnits + Copy> View for ArrayView<'a, A, IxDyn> {
         visit(band);
     }
     fn strided(self, buffer: &mut [A::Out], mut visit: impl FnMut(&mut [A::Out], usize) -> bool) {
-        let mut elements = self.iter();
+        // As one axis: ndarray steps an `Ix1` iterator by its stride, an `IxDyn` one through
+        // an index on the heap.
+        let view = self
+            .into_dimensionality::<Ix1>()
+            .unwrap_or_else(|_| unreachable!("a view of one axis"));
+        let mut elements = view.iter();
         let mut at = 0;
         loop {
             let mut len = 0;
@@ -167,8 +172,12 @@ impl<'a, A: AsUnits> View for ArrayViewMut<'a, A, IxDyn> {
                 .for_each(|(x, &u)| *x = A::from_in(u));
         }
     }
-    fn strided(mut self, buffer: &mut [A::In], mut visit: impl FnMut(&mut [A::In], usize) -> bool) {
-        let mut elements = self.iter_mut();
+    fn strided(self, buffer: &mut [A::In], mut visit: impl FnMut(&mut [A::In], usize) -> bool) {
+        // As one axis, as for reading.
+        let mut view = self
+            .into_dimensionality::<Ix1>()
+            .unwrap_or_else(|_| unreachable!("a view of one axis"));
+        let mut elements = view.iter_mut();
         let total = elements.len();
         let mut at = 0;
         while at < total {
