@@ -201,6 +201,23 @@ pub enum Error {
         /// Its length along it.
         len: usize,
     },
+    /// A chunk put into a reader, or asked of a writer, that its subset does not touch.
+    NotInSubset {
+        /// The chunk's index in the grid.
+        index: Box<[usize]>,
+    },
+    /// A chunk put into a reader a second time.
+    PutTwice {
+        /// The chunk's index in the grid.
+        index: Box<[usize]>,
+    },
+    /// A reader finished before every chunk its subset touches was put.
+    NotPut {
+        /// The first such chunk in C order.
+        index: Box<[usize]>,
+    },
+    /// Work that fetches chunks asked to keep no request in flight: it could never start.
+    ZeroInFlight,
     /// An error of one chunk of a grid, which the message names.
     InChunk {
         /// The chunk's index in the grid.
@@ -439,6 +456,12 @@ impl fmt::Display for Error {
                 f,
                 "subset overflows usize: axis {axis} starts at {start} and is {len} long"
             ),
+            Error::NotInSubset { index } => {
+                write!(f, "chunk {index:?} is not one that the subset touches")
+            }
+            Error::PutTwice { index } => write!(f, "chunk {index:?} was put already"),
+            Error::NotPut { index } => write!(f, "chunk {index:?} was never put"),
+            Error::ZeroInFlight => write!(f, "in_flight is 0: no request could ever start"),
             Error::InChunk { index, error } => write!(f, "chunk {index:?}: {error}"),
             Error::Metadata(e) => fmt::Display::fmt(e, f),
         }
@@ -598,6 +621,10 @@ mod tests {
                 actual: [10, 9].into(),
             },
             SubsetOverflow => Error::SubsetOverflow { axis: 0, start: usize::MAX, len: 2 },
+            NotInSubset => Error::NotInSubset { index: [0, 3].into() },
+            PutTwice => Error::PutTwice { index: [1, 2].into() },
+            NotPut => Error::NotPut { index: [1, 0].into() },
+            ZeroInFlight => Error::ZeroInFlight,
             InChunk => Error::InChunk {
                 index: [2, 1].into(),
                 error: Box::new(Error::LengthMismatch { expected: 800, actual: 799 }),

@@ -144,6 +144,10 @@
 //! | [`PartTooLarge`](Error::PartTooLarge) | part larger than its chunk: axis 0 is 5 long, the chunk 4 | pass the chunk's part inside the array ([`ChunkGrid::region`]) |
 //! | [`GridShapeMismatch`](Error::GridShapeMismatch) | array shape [10, 9] is not the chunk grid's array shape [10, 10] | make the grid of the array's shape |
 //! | [`SubsetOverflow`](Error::SubsetOverflow) | subset overflows usize: axis 0 starts at 18446744073709551615 and is 2 long | the origin is corrupt or hostile |
+//! | [`NotInSubset`](Error::NotInSubset) | chunk [0, 3] is not one that the subset touches | put or ask only the chunks of [`SubsetReader::parts`] |
+//! | [`PutTwice`](Error::PutTwice) | chunk [1, 2] was put already | put each part once |
+//! | [`NotPut`](Error::NotPut) | chunk [1, 0] was never put | put every part before [`SubsetReader::finish`] |
+//! | [`ZeroInFlight`](Error::ZeroInFlight) | in_flight is 0: no request could ever start | keep at least one request in flight |
 //! | [`InChunk`](Error::InChunk) | chunk [2, 1]: byte length mismatch: the shape needs 800 bytes, got 799 | see the chunk's error; its index names the chunk |
 //! | [`InvalidEndian`](MetadataError::InvalidEndian) | invalid endian "native": must be "little" or "big" | fix the codec metadata |
 //! | [`EndianRequired`](MetadataError::EndianRequired) | the bytes codec needs an endian for the multi-byte data type float64 | add `"configuration": {"endian": ...}` |
@@ -233,6 +237,7 @@ pub use runtime::{DynArray, DynArrayView, DynArrayViewMut, FixedLength, RawArray
 pub use typed::{
     decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
     BytesEncode, BytesView, BytesViewMut, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid,
+    ChunkPart, SubsetReader, SubsetWriter,
 };
 
 /// Values that are not valid cannot be built: each of these fails to compile.

@@ -460,9 +460,10 @@ where
                 };
                 return Err(in_chunk(&at, error).into());
             }
-            Some(bytes) => sink.update(&at, bytes, paste_into, |bytes| {
+            Some(bytes) => sink.update(&at, bytes, |bytes| {
+                paste_into(bytes)?;
                 let inside = corner(&meet.inside);
-                fills() && pattern.fills_region(bytes, chunk, &inside, size)
+                Ok(fills() && pattern.fills_region(bytes, chunk, &inside, size))
             })?,
             None => sink.chunk(&at, len, fills, |out| {
                 fill_around(chunk, &meet.region, size, &fill_bytes, out);

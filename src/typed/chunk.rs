@@ -2,6 +2,8 @@
 //! a grid's array touches, as extension traits of ndarray's arrays. Each checks what it is
 //! given and hands the work to the engine in `typed::grid`.
 
+#[cfg(feature = "async")]
+use std::future::Future;
 use std::ops::Range;
 
 use ndarray::{Array, ArrayBase, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
@@ -14,6 +16,8 @@ use crate::typed::grid::fill::{fill_bytes, Fill};
 use crate::typed::grid::part::{check_part, chunk_len, corner, decode_part, encode_part, Kind};
 use crate::typed::grid::sink::{Owned, Sink, Sparse};
 use crate::typed::grid::subset::Subset;
+#[cfg(feature = "async")]
+use crate::typed::grid::{concurrent, SubsetReader, SubsetWriter};
 use crate::{ChunkGrid, Element, Endian, Error};
 
 /// Encode the chunks of a Zarr chunk grid: one chunk from the part of it inside the array,
@@ -261,6 +265,73 @@ pub trait ChunkEncode {
         E: From<Error> + Send,
         R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
         F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync;
+
+    /// [`encode_zarr_subset`](Self::encode_zarr_subset) with up to `in_flight` requests
+    /// pending at once, as object stores serve them (feature `async`).
+    ///
+    /// For each chunk the subset touches: one covered whole is encoded from `self`; any
+    /// other is asked of `stored` (its bytes as stored, decompressed), updated in place,
+    /// or made of the fill value where it is missing. Then `sink` gets it, owned, no copy
+    /// made: `Some(bytes)`, or `None` for a chunk of only the fill value, to erase. Each
+    /// chunk's `sink` follows its own update; chunks are under way in any order, at most
+    /// `in_flight` at once, so at most about that many chunks are in memory. No runtime is
+    /// named: the future runs on any executor, and is `Send` when the closures' futures
+    /// are. The encoding runs on the thread that polls the future (with `rayon`, a large
+    /// chunk's conversion may still be split across the pool).
+    ///
+    /// A chunk is handed to `sink` whole or not at all: the first error stops the work,
+    /// pending requests are dropped, and a chunk whose `stored` or update failed is never
+    /// handed over. Chunks handed over before the error stay written.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroInFlight`] for `in_flight` 0, the errors of
+    /// [`SubsetWriter::new`](crate::SubsetWriter::new) and
+    /// [`SubsetWriter::update`](crate::SubsetWriter::update), and the first error `stored`
+    /// or `sink` returns, as it is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::{collections::HashMap, sync::Mutex};
+    /// use ndarray::Array2;
+    /// use zarr_bytes::{ChunkEncode, ChunkGrid, Endian, Error};
+    ///
+    /// let grid = ChunkGrid::new(&[100, 100], &[10, 10])?;
+    /// let store = Mutex::new(HashMap::<Vec<usize>, Vec<u8>>::new());
+    /// let x = Array2::<u16>::from_elem((20, 15), 3);
+    /// let write = x.encode_zarr_subset_async(&grid, &[5, 0], 0, Endian::Little, 32,
+    ///     |index| { let was = store.lock().unwrap().get(&index).cloned(); async move { Ok::<_, Error>(was) } },
+    ///     |index, bytes| {
+    ///         match bytes {
+    ///             Some(bytes) => store.lock().unwrap().insert(index, bytes),
+    ///             None => store.lock().unwrap().remove(&index),
+    ///         };
+    ///         async { Ok(()) }
+    ///     });
+    /// futures_executor::block_on(write)?;
+    /// assert_eq!(store.lock().unwrap().len(), 6); // rows 5..25, columns 0..15: 3 × 2 chunks
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode_zarr_subset_async<E, R, RF, K, KF>(
+        &self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+        in_flight: usize,
+        stored: R,
+        sink: K,
+    ) -> impl Future<Output = Result<(), E>>
+    where
+        E: From<Error> + Send,
+        R: Fn(Vec<usize>) -> RF,
+        RF: Future<Output = Result<Option<Vec<u8>>, E>>,
+        K: Fn(Vec<usize>, Option<Vec<u8>>) -> KF,
+        KF: Future<Output = Result<(), E>>;
 }
 
 /// Decode a whole array from the chunks of a Zarr chunk grid: a constructor, as
@@ -361,6 +432,59 @@ pub trait ChunkDecode: Sized {
         E: From<Error> + Send,
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
+
+    /// [`from_zarr_subset`](Self::from_zarr_subset) with up to `in_flight` requests pending
+    /// at once, as object stores serve them (feature `async`): S3, GCS and HTTP answer
+    /// each request after tens of milliseconds, so throughput comes from many in flight.
+    ///
+    /// `fetch(index)` answers a chunk's bytes, or `None` for a missing chunk. Requests
+    /// start in C order of the chunks, a new one as soon as one finishes, never more than
+    /// `in_flight` pending; each chunk is decoded into its part of the result as it
+    /// arrives, and dropped, so at most about `in_flight` fetched chunks are alive at once.
+    /// No runtime is named: the future runs on any executor, and is `Send` when `fetch`'s
+    /// futures and `B` are. Decoding runs on the thread that polls the future (with
+    /// `rayon`, a large chunk's conversion may still be split across the pool); to decode
+    /// on many threads, drive a [`SubsetReader`](crate::SubsetReader) yourself.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroInFlight`] for `in_flight` 0; the errors of
+    /// [`from_zarr_subset`](Self::from_zarr_subset); and the first error `fetch` returns,
+    /// as it is. The first error stops the work and drops the pending requests.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2};
+    /// use zarr_bytes::{ChunkDecode, ChunkGrid, Endian, Error};
+    ///
+    /// // An object store's `get`, as `object_store` or an HTTP client answers it.
+    /// async fn get(key: String) -> Result<Option<Vec<u8>>, Error> {
+    ///     Ok((key != "c/1/1").then(|| [7u8, 0].repeat(4)))
+    /// }
+    /// let grid = ChunkGrid::new(&[4, 4], &[2, 2])?;
+    /// let read = Array2::<u16>::from_zarr_subset_async(&grid, &[1..3, 1..4], 0, Endian::Little, 64, |index| {
+    ///     get(format!("c/{}/{}", index[0], index[1]))
+    /// });
+    /// let a = futures_executor::block_on(read)?;
+    /// assert_eq!(a, array![[7, 7, 7], [7, 0, 0]]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    fn from_zarr_subset_async<E, F, Fut, B>(
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+        fill: Self::Elem,
+        endian: Endian,
+        in_flight: usize,
+        fetch: F,
+    ) -> impl Future<Output = Result<Self, E>>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<B>, E>>;
 }
 
 /// Decode the chunks of a Zarr chunk grid into an existing array of any layout: one chunk
@@ -488,6 +612,52 @@ pub trait ChunkDecodeInto {
         E: From<Error> + Send,
         B: AsRef<[u8]>,
         F: Fn(&[usize]) -> Result<Option<B>, E> + Sync;
+
+    /// [`decode_zarr_subset_into`](Self::decode_zarr_subset_into) with up to `in_flight`
+    /// requests pending at once (feature `async`), each chunk decoded into its part of
+    /// `self` as it arrives: as
+    /// [`from_zarr_subset_async`](crate::ChunkDecode::from_zarr_subset_async), into an
+    /// array of any layout. Parts of chunks not reached before an error keep what they
+    /// held.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroInFlight`] for `in_flight` 0; the errors of
+    /// [`decode_zarr_subset_into`](Self::decode_zarr_subset_into); and the first error
+    /// `fetch` returns, as it is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::{array, Array2, ShapeBuilder};
+    /// use zarr_bytes::{ChunkDecodeInto, ChunkGrid, Endian, Error};
+    ///
+    /// let grid = ChunkGrid::new(&[4, 4], &[2, 2])?;
+    /// let mut a = Array2::<u8>::zeros((2, 3).f());
+    /// let read = a.decode_zarr_subset_into_async(&grid, &[1, 1], 0, Endian::Little, 8, |index| async move {
+    ///     Ok::<_, Error>(Some([(10 * index[0] + index[1]) as u8; 4]))
+    /// });
+    /// futures_executor::block_on(read)?;
+    /// assert_eq!(a, array![[0, 1, 1], [10, 11, 11]]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    #[allow(clippy::too_many_arguments)]
+    fn decode_zarr_subset_into_async<E, F, Fut, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: Self::Elem,
+        endian: Endian,
+        in_flight: usize,
+        fetch: F,
+    ) -> impl Future<Output = Result<(), E>>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<B>, E>>;
 }
 
 impl<A, S, D> ChunkEncode for ArrayBase<S, D>
@@ -586,6 +756,32 @@ where
         let subset = Subset::at(grid, origin, self.shape())?;
         encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &stored)
     }
+
+    #[cfg(feature = "async")]
+    fn encode_zarr_subset_async<E, R, RF, K, KF>(
+        &self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: A,
+        endian: Endian,
+        in_flight: usize,
+        stored: R,
+        sink: K,
+    ) -> impl Future<Output = Result<(), E>>
+    where
+        E: From<Error> + Send,
+        R: Fn(Vec<usize>) -> RF,
+        RF: Future<Output = Result<Option<Vec<u8>>, E>>,
+        K: Fn(Vec<usize>, Option<Vec<u8>>) -> KF,
+        KF: Future<Output = Result<(), E>>,
+    {
+        let writer = SubsetWriter::new(self.view(), grid, origin, fill, endian);
+        async move {
+            let writer = writer?;
+            let (encode, update) = (|i: &[usize]| writer.encode(i), |i: &[usize], b: &mut [u8]| writer.update(i, b));
+            concurrent::write(writer.parts(), in_flight, stored, sink, encode, update).await
+        }
+    }
 }
 
 /// `array`, of `subset`'s shape, encoded into the chunks it touches.
@@ -647,6 +843,34 @@ where
     {
         decode_new(&Subset::of(grid, subset)?, fill, endian, &source)
     }
+
+    #[cfg(feature = "async")]
+    fn from_zarr_subset_async<E, F, Fut, B>(
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+        fill: A,
+        endian: Endian,
+        in_flight: usize,
+        fetch: F,
+    ) -> impl Future<Output = Result<Self, E>>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<B>, E>>,
+    {
+        let subset = Subset::of(grid, subset).map(Subset::into_owned);
+        async move {
+            let subset = subset?;
+            let mut array = zeroed_of::<A, D>(&subset)?;
+            let view = array.view_mut().into_dyn();
+            let reader = SubsetReader::<A, IxDyn>::of(view, &subset, fill, endian, Before::Zeroed)?;
+            let put = |index: &[usize], chunk: Option<&[u8]>| reader.put(index, chunk);
+            concurrent::read(reader.parts(), in_flight, fetch, put).await?;
+            reader.finish()?;
+            Ok(array)
+        }
+    }
 }
 
 /// The array of `subset`, its memory zeroed, each element then written once.
@@ -663,19 +887,24 @@ where
     B: AsRef<[u8]>,
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
+    let mut array = zeroed_of::<A, D>(subset)?;
+    let view = array.view_mut().into_dyn();
+    decode_plain(view, subset, fill, endian, source, Before::Zeroed)?;
+    Ok(array)
+}
+
+/// The array of `subset`'s shape, its memory zeroed, once the rank and the chunk's size are
+/// checked.
+fn zeroed_of<A: Element, D: Dimension>(subset: &Subset<'_>) -> Result<Array<A, D>, Error> {
     let shape = subset.shape();
     if let Some(rank) = D::NDIM.filter(|&rank| rank != shape.len()) {
         return Err(Error::RankMismatch {
             expected: rank,
             actual: shape.len(),
-        }
-        .into());
+        });
     }
     checked_len(subset.grid().chunk_shape(), A::SIZE)?;
-    let mut array = zeroed::<A, D>(shape)?;
-    let view = array.view_mut().into_dyn();
-    decode_plain(view, subset, fill, endian, source, Before::Zeroed)?;
-    Ok(array)
+    zeroed::<A, D>(shape)
 }
 
 /// Decode the chunks `subset` touches into `view`, of elements, as the units they move as
@@ -789,5 +1018,30 @@ where
             &source,
             Before::Anything,
         )
+    }
+
+    #[cfg(feature = "async")]
+    fn decode_zarr_subset_into_async<E, F, Fut, B>(
+        &mut self,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill: A,
+        endian: Endian,
+        in_flight: usize,
+        fetch: F,
+    ) -> impl Future<Output = Result<(), E>>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<B>, E>>,
+    {
+        let reader = SubsetReader::new(self.view_mut(), grid, origin, fill, endian);
+        async move {
+            let reader = reader?;
+            let put = |index: &[usize], chunk: Option<&[u8]>| reader.put(index, chunk);
+            concurrent::read(reader.parts(), in_flight, fetch, put).await?;
+            Ok(reader.finish()?)
+        }
     }
 }

@@ -12,6 +12,6 @@ mod view;
 pub use chunk::{ChunkDecode, ChunkDecodeInto, ChunkEncode};
 pub use decode::{BytesDecode, BytesDecodeInto};
 pub use encode::BytesEncode;
-pub use grid::ChunkGrid;
+pub use grid::{ChunkGrid, ChunkPart, SubsetReader, SubsetWriter};
 pub use region::{decode_region, encode_region_into, region_byte_ranges};
 pub use view::{BytesView, BytesViewMut};

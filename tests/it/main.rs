@@ -8,6 +8,7 @@ mod hostile;
 mod architecture;
 mod codec;
 mod data_types;
+mod driven;
 mod elements;
 mod errors;
 mod extension_values;

@@ -1,6 +1,8 @@
-//! The two calls every chunk call of the crate ends in: a subset of a grid's array decoded
-//! from its chunks, and an array encoded into a subset of a grid, chunk by chunk. A whole
-//! array is the subset of all of it.
+//! The work on one chunk's part, encoded or decoded ([`Encoder`], [`Decoder`]), and the two
+//! walks every blocking chunk call of the crate ends in: a subset of a grid's array decoded
+//! from its chunks, and an array encoded into a subset of a grid. A whole array is the
+//! subset of all of it. The readers and writers the caller drives run the same per-part
+//! code on the parts the caller puts or asks for.
 
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 
@@ -11,9 +13,229 @@ use crate::typed::grid::part::{
     corner, decode_part, encode_part, encode_region, fill_around, fill_elements, Kind, Spare,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
-use crate::typed::grid::subset::Subset;
+use crate::typed::grid::subset::{Meet, Subset};
 use crate::typed::grid::walk;
 use crate::{ChunkGrid, Endian, Error};
+
+/// What encoding the parts of a subset needs: its plan, the fill value's bytes and
+/// patterns, and which chunks hold data, found in one pass where the array allows.
+pub(crate) struct Encoder<'g, A> {
+    pub(crate) subset: Subset<'g>,
+    kind: Kind<A>,
+    /// One element's bytes, or a raw element's.
+    fill: Vec<u8>,
+    endian: Endian,
+    /// A chunk's encoded length.
+    len: usize,
+    /// The rank of a chunk's index: without the axis of raw elements' bytes.
+    rank: usize,
+    /// The fill value as the array's memory holds it, and as a chunk stores it.
+    pattern: Fill,
+    stored: Fill,
+    /// Whether each chunk's part holds an element other than the fill value, by place.
+    data: Option<Vec<bool>>,
+}
+
+impl<'g, A: Item> Encoder<'g, A> {
+    /// The encoder of `subset`; `scan`, the subset's array, is read once now to find the
+    /// chunks of data, where it is one memory slice.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes.
+    pub(crate) fn new(
+        subset: Subset<'g>,
+        kind: Kind<A>,
+        fill: &[u8],
+        endian: Endian,
+        scan: Option<ArrayView<'_, A, IxDyn>>,
+    ) -> Result<Self, Error> {
+        let len = checked_len(subset.grid().chunk_shape(), A::BYTES)? * A::BYTES;
+        let rank = logical_rank(&kind, subset.grid());
+        let pattern = Fill::new(&fill_elements(&kind, fill, endian));
+        // One pass over the memory in order finds the chunks of data at once, where the
+        // array is one memory slice: reading it chunk by chunk would wait on the memory.
+        let data = match (&kind, scan) {
+            (Kind::Plain | Kind::Narrow { .. }, Some(array)) => {
+                pattern.chunks_with_data(array, &subset)
+            }
+            _ => None,
+        };
+        Ok(Encoder {
+            subset,
+            kind,
+            fill: fill.to_vec(),
+            endian,
+            len,
+            rank,
+            pattern,
+            stored: Fill::of_bytes(fill),
+            data,
+        })
+    }
+
+    /// A chunk's encoded length.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The grid index of the chunk at `at`: without the axis of raw elements' bytes.
+    pub(crate) fn index<'i>(&self, at: &'i [usize]) -> &'i [usize] {
+        &at[..self.rank]
+    }
+
+    /// Where chunk `index` of the grid is in the subset's coordinates.
+    pub(crate) fn at(&self, index: &[usize]) -> Vec<usize> {
+        with_axis(index, self.subset.grid().chunk_shape().len())
+    }
+
+    /// Whether `part`, chunk `at`'s part of the array, holds only the fill value.
+    pub(crate) fn fills(&self, at: &[usize], part: ArrayView<'_, A, IxDyn>) -> bool {
+        match (&self.data, &self.kind) {
+            (Some(data), _) => !data[self.subset.position(at)],
+            (None, Kind::Records) => self.pattern.fills_records(part),
+            (None, _) => self.pattern.fills(part),
+        }
+    }
+
+    /// The chunk that meets the subset at `meet`, made from `part` alone into `out` (of the
+    /// chunk's length): the part in its place, the fill value everywhere else.
+    pub(crate) fn make(
+        &self,
+        meet: &Meet,
+        part: ArrayView<'_, A, IxDyn>,
+        out: &mut [u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let (chunk, fill, endian) = (self.subset.grid().chunk_shape(), &self.fill, self.endian);
+        if meet.whole {
+            return encode_part(part, &self.kind, chunk, fill, endian, out);
+        }
+        fill_around(chunk, &meet.region, A::BYTES, fill, out);
+        encode_region(part, &self.kind, chunk, &meet.region, endian, out, scratch)
+    }
+
+    /// Chunk `at`, as stored in `bytes`, with `part` written into its place, every other
+    /// byte kept: whether it then holds only the fill value. Every check comes before the
+    /// first byte is written, so on error `bytes` are as they were.
+    pub(crate) fn update(
+        &self,
+        at: &[usize],
+        meet: &Meet,
+        part: ArrayView<'_, A, IxDyn>,
+        bytes: &mut [u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<bool, Error> {
+        if bytes.len() != self.len {
+            return Err(Error::LengthMismatch {
+                expected: self.len,
+                actual: bytes.len(),
+            });
+        }
+        let chunk = self.subset.grid().chunk_shape();
+        let region = &meet.region;
+        encode_region(part.view(), &self.kind, chunk, region, self.endian, bytes, scratch)?;
+        Ok(self.fills(at, part)
+            && (self.stored).fills_region(bytes, chunk, &corner(&meet.inside), A::BYTES))
+    }
+}
+
+/// What decoding the parts of a subset needs: its plan and the fill value.
+pub(crate) struct Decoder<'g, A> {
+    pub(crate) subset: Subset<'g>,
+    kind: Kind<A>,
+    /// One element, or a raw element's bytes.
+    fill: Vec<A>,
+    endian: Endian,
+    /// Whether the parts of missing chunks already hold the fill value: zeroed memory
+    /// nothing has written, and a fill value of zero bytes.
+    filled: bool,
+    rank: usize,
+}
+
+impl<'g, A: Item> Decoder<'g, A> {
+    /// The decoder of `subset` into an array that holds `before`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes.
+    pub(crate) fn new(
+        subset: Subset<'g>,
+        kind: Kind<A>,
+        fill: &[A],
+        endian: Endian,
+        before: Before,
+    ) -> Result<Self, Error> {
+        checked_len(subset.grid().chunk_shape(), A::BYTES)?;
+        let rank = logical_rank(&kind, subset.grid());
+        // A fill value of zero bytes is already in zeroed memory: writing it again would
+        // only make the system hand over pages the missing chunks never needed.
+        let filled = matches!(before, Before::Zeroed)
+            && A::as_bytes(fill).is_some_and(|bytes| bytes.iter().all(|&b| b == 0));
+        Ok(Decoder {
+            subset,
+            kind,
+            fill: fill.to_vec(),
+            endian,
+            filled,
+            rank,
+        })
+    }
+
+    /// The grid index of the chunk at `at`, as [`Encoder::index`].
+    pub(crate) fn index<'i>(&self, at: &'i [usize]) -> &'i [usize] {
+        &at[..self.rank]
+    }
+
+    /// Where chunk `index` of the grid is in the subset's coordinates.
+    pub(crate) fn at(&self, index: &[usize]) -> Vec<usize> {
+        with_axis(index, self.subset.grid().chunk_shape().len())
+    }
+
+    /// The part of a missing chunk: the fill value.
+    pub(crate) fn missing(&self, mut part: ArrayViewMut<'_, A, IxDyn>) {
+        if self.filled {
+            return;
+        }
+        match self.kind {
+            Kind::Records => part.assign(&ArrayView1::from(&self.fill)),
+            Kind::Narrow { widen, .. } => part.fill(widen(self.fill[0])),
+            Kind::Plain => part.fill(self.fill[0]),
+        }
+    }
+
+    /// Chunk `at`'s part from the chunk's `bytes`, reading only the part's; the length is
+    /// checked before anything is written. Errors name the chunk.
+    pub(crate) fn chunk(
+        &self,
+        at: &[usize],
+        part: ArrayViewMut<'_, A, IxDyn>,
+        bytes: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let chunk = self.subset.grid().chunk_shape();
+        let region = self.subset.meet(at).region;
+        checked_size(chunk, A::BYTES, bytes)
+            .and_then(|_| decode_part(part, &self.kind, chunk, &region, bytes, self.endian, scratch))
+            .map_err(|e| in_chunk(self.index(at), e))
+    }
+
+    /// Chunk `at`'s part from `bytes`, its byte ranges in the chunk one after the other:
+    /// the part's elements in C order. The length is checked before anything is written.
+    pub(crate) fn ranges(
+        &self,
+        at: &[usize],
+        part: ArrayViewMut<'_, A, IxDyn>,
+        bytes: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let shape: Vec<usize> = self.subset.meet(at).region.iter().map(|r| r.len()).collect();
+        let whole = corner(&shape);
+        checked_size(&shape, A::BYTES, bytes)
+            .and_then(|_| decode_part(part, &self.kind, &shape, &whole, bytes, self.endian, scratch))
+            .map_err(|e| in_chunk(self.index(at), e))
+    }
+}
 
 /// Encode `array`, of `subset`'s shape (raw elements' byte axis included, which the grid
 /// has too), into the chunks `subset` touches, and hand each to `sink` with its index
@@ -35,57 +257,24 @@ where
     S: Sink<E>,
     R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
-    let chunk = subset.grid().chunk_shape();
-    let len = checked_len(chunk, A::BYTES)? * A::BYTES;
-    let rank = logical_rank(kind, subset.grid());
-    let pattern = Fill::new(&fill_elements(kind, fill, endian));
-    let stored_pattern = Fill::of_bytes(fill);
-    // One pass over the memory in order finds the chunks of data at once, where the array
-    // is one memory slice: reading it chunk by chunk would wait on the memory.
-    let data = match kind {
-        Kind::Plain | Kind::Narrow { .. } if sink.skips_fill() => {
-            pattern.chunks_with_data(array.view(), subset)
-        }
-        _ => None,
-    };
+    let scan = sink.skips_fill().then(|| array.view());
+    let encoder = Encoder::new(subset.clone(), kind.clone(), fill, endian, scan)?;
     let spare = Spare::default();
     walk::each(subset, array, &|at, part: ArrayView<'_, A, IxDyn>| {
         let meet = subset.meet(at);
-        let index = &at[..rank];
-        let whole = part.clone();
-        let fills = || match (&data, kind) {
-            (Some(data), _) => !data[subset.position(at)],
-            (None, Kind::Records) => pattern.fills_records(whole),
-            (None, _) => pattern.fills(whole),
-        };
-        if meet.whole {
-            return sink.chunk(index, len, fills, |out| {
-                encode_part(part, kind, chunk, fill, endian, out)
-            });
-        }
-        let region = &meet.region;
+        let index = encoder.index(at);
+        let stored = if meet.whole { None } else { stored(index)? };
         let mut scratch = spare.take();
         let scratch = &mut scratch;
-        let result = match stored(index)? {
-            None => sink.chunk(index, len, fills, |out| {
-                fill_around(chunk, region, A::BYTES, fill, out);
-                encode_region(part, kind, chunk, region, endian, out, scratch)
+        let result = match stored {
+            Some(bytes) => sink.update(index, bytes, |bytes| {
+                encoder.update(at, &meet, part.view(), bytes, scratch)
             }),
-            Some(bytes) if bytes.len() != len => {
-                let error = Error::LengthMismatch {
-                    expected: len,
-                    actual: bytes.len(),
-                };
-                Err(in_chunk(index, error).into())
-            }
-            Some(bytes) => sink.update(
+            None => sink.chunk(
                 index,
-                bytes,
-                |bytes| encode_region(part, kind, chunk, region, endian, bytes, scratch),
-                |bytes| {
-                    let inside = corner(&meet.inside);
-                    fills() && stored_pattern.fills_region(bytes, chunk, &inside, A::BYTES)
-                },
+                encoder.len(),
+                || encoder.fills(at, part.view()),
+                |out| encoder.make(&meet, part.view(), out, scratch),
             ),
         };
         spare.give(std::mem::take(scratch));
@@ -111,39 +300,18 @@ where
     B: AsRef<[u8]>,
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
-    let chunk = subset.grid().chunk_shape();
-    checked_len(chunk, A::BYTES)?;
-    let rank = logical_rank(kind, subset.grid());
+    let decoder = Decoder::new(subset.clone(), kind.clone(), fill, endian, before)?;
     let spare = Spare::default();
-    // A fill value of zero bytes is already in zeroed memory: writing it again would only
-    // make the system hand over pages the missing chunks never needed.
-    let filled = matches!(before, Before::Zeroed)
-        && A::as_bytes(fill).is_some_and(|bytes| bytes.iter().all(|&b| b == 0));
-    walk::each(
-        subset,
-        array,
-        &|at, mut part: ArrayViewMut<'_, A, IxDyn>| {
-            let index = &at[..rank];
-            let Some(bytes) = source(index)? else {
-                if filled {
-                    return Ok(());
-                }
-                match kind {
-                    Kind::Records => part.assign(&ArrayView1::from(fill)),
-                    Kind::Narrow { widen, .. } => part.fill(widen(fill[0])),
-                    Kind::Plain => part.fill(fill[0]),
-                }
-                return Ok(());
-            };
-            let (bytes, region) = (bytes.as_ref(), subset.meet(at).region);
-            let mut scratch = spare.take();
-            let result = checked_size(chunk, A::BYTES, bytes)
-                .and_then(|_| decode_part(part, kind, chunk, &region, bytes, endian, &mut scratch))
-                .map_err(|e| in_chunk(index, e).into());
-            spare.give(scratch);
-            result
-        },
-    )
+    walk::each(subset, array, &|at, part: ArrayViewMut<'_, A, IxDyn>| {
+        let Some(bytes) = source(decoder.index(at))? else {
+            decoder.missing(part);
+            return Ok(());
+        };
+        let mut scratch = spare.take();
+        let result = decoder.chunk(at, part, bytes.as_ref(), &mut scratch);
+        spare.give(scratch);
+        Ok(result?)
+    })
 }
 
 /// What the array a decode writes into holds before it.
@@ -169,4 +337,12 @@ fn logical_rank<A>(kind: &Kind<A>, grid: &ChunkGrid) -> usize {
         Kind::Records => rank - 1,
         _ => rank,
     }
+}
+
+/// `index` with a 0 for each axis it lacks of `rank`: the one chunk along the axis of raw
+/// elements' bytes.
+fn with_axis(index: &[usize], rank: usize) -> Vec<usize> {
+    let mut at = index.to_vec();
+    at.resize(rank.max(index.len()), 0);
+    at
 }

@@ -16,6 +16,7 @@ use crate::{traverse, DataType, Endian, Error};
 
 /// What sets the elements of an array apart from plain elements, for the chunk code: the
 /// arrays of [`DynArray`](crate::DynArray) variants that hold more than an element each.
+#[derive(Clone)]
 pub(crate) enum Kind<A> {
     /// One element of the array is one of the data type.
     Plain,

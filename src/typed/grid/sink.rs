@@ -22,13 +22,13 @@ pub(crate) trait Sink<E>: Sync {
 
     /// Hand over chunk `index` from `stored`, its bytes as stored, once `update` has
     /// written part of it in place; unless this sink leaves out chunks of only the fill
-    /// value and `fills(bytes)` then says it is one.
+    /// value and `update` says it then holds only the fill value. A chunk whose update
+    /// fails is not handed over.
     fn update(
         &self,
         index: &[usize],
         stored: Vec<u8>,
-        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-        fills: impl FnOnce(&[u8]) -> bool,
+        update: impl FnOnce(&mut [u8]) -> Result<bool, Error>,
     ) -> Result<(), E>;
 }
 
@@ -60,8 +60,7 @@ where
         &self,
         index: &[usize],
         mut stored: Vec<u8>,
-        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-        _: impl FnOnce(&[u8]) -> bool,
+        update: impl FnOnce(&mut [u8]) -> Result<bool, Error>,
     ) -> Result<(), E> {
         update(&mut stored).map_err(|e| in_chunk(index, e))?;
         (self.0)(index, stored)
@@ -118,12 +117,10 @@ where
         &self,
         index: &[usize],
         mut stored: Vec<u8>,
-        update: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-        fills: impl FnOnce(&[u8]) -> bool,
+        update: impl FnOnce(&mut [u8]) -> Result<bool, Error>,
     ) -> Result<(), E> {
-        update(&mut stored).map_err(|e| in_chunk(index, e))?;
-        let bytes = (!fills(&stored)).then_some(stored.as_slice());
-        (self.sink)(index, bytes)
+        let fills = update(&mut stored).map_err(|e| in_chunk(index, e))?;
+        (self.sink)(index, (!fills).then_some(stored.as_slice()))
     }
 }
 

@@ -2,6 +2,7 @@
 //! chunks it touches, and the part of each that lies in it. Nothing here is in proportion
 //! to the grid: only to the subset's rank and the chunks it touches.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::typed::grid::chunk_grid::BoxIndices;
@@ -12,7 +13,8 @@ use crate::Error;
 /// A checked box of `grid`'s array, and the box of chunks it touches.
 #[derive(Clone, Debug)]
 pub(crate) struct Subset<'g> {
-    grid: &'g ChunkGrid,
+    /// Borrowed by the calls that walk it; owned by a reader or writer that outlives them.
+    grid: Cow<'g, ChunkGrid>,
     /// The subset's first element along each axis.
     origin: Vec<usize>,
     /// Its length along each axis.
@@ -94,7 +96,7 @@ impl<'g> Subset<'g> {
     fn new(grid: &'g ChunkGrid, origin: Vec<usize>, shape: Vec<usize>) -> Subset<'g> {
         let chunks = grid.touched(&origin, &shape);
         Subset {
-            grid,
+            grid: Cow::Borrowed(grid),
             origin,
             shape,
             chunks,
@@ -102,8 +104,23 @@ impl<'g> Subset<'g> {
     }
 
     /// The grid.
-    pub(crate) fn grid(&self) -> &'g ChunkGrid {
-        self.grid
+    pub(crate) fn grid(&self) -> &ChunkGrid {
+        &self.grid
+    }
+
+    /// The same subset, holding its own copy of the grid.
+    pub(crate) fn into_owned(self) -> Subset<'static> {
+        Subset {
+            grid: Cow::Owned(self.grid.into_owned()),
+            origin: self.origin,
+            shape: self.shape,
+            chunks: self.chunks,
+        }
+    }
+
+    /// Whether chunk `index` (of the grid's rank) is one the subset touches.
+    pub(crate) fn touches(&self, index: &[usize]) -> bool {
+        index.len() == self.chunks.len() && index.iter().zip(&self.chunks).all(|(i, r)| r.contains(i))
     }
 
     /// The subset's first element along each axis.
