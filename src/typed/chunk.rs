@@ -778,7 +778,10 @@ where
         let writer = SubsetWriter::new(self.view(), grid, origin, fill, endian);
         async move {
             let writer = writer?;
-            let (encode, update) = (|i: &[usize]| writer.encode(i), |i: &[usize], b: &mut [u8]| writer.update(i, b));
+            let (encode, update) = (
+                |i: &[usize]| writer.encode(i),
+                |i: &[usize], b: &mut [u8]| writer.update(i, b),
+            );
             concurrent::write(writer.parts(), in_flight, stored, sink, encode, update).await
         }
     }

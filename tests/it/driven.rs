@@ -1,13 +1,14 @@
 //! The reader and writer the caller drives, and the async calls on them: the same results
 //! as the blocking calls, every misuse an error that leaves the output as it was.
 
+#![allow(clippy::single_range_in_vec_init)]
+
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use ndarray::{s, Array2, Array3, ArrayD, Dimension, IxDyn, ShapeBuilder};
 use zarr_bytes::{
-    ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, ChunkPart, Endian, Error, SubsetReader,
-    SubsetWriter,
+    ChunkDecode, ChunkEncode, ChunkGrid, ChunkPart, Endian, Error, SubsetReader, SubsetWriter,
 };
 
 /// Every chunk of `a` (the whole array of `grid`) as the blocking call stores it.
@@ -28,7 +29,9 @@ fn stored_chunks(
 
 fn sample(shape: &[usize]) -> ArrayD<u32> {
     ArrayD::from_shape_fn(IxDyn(shape), |i| {
-        i.slice().iter().fold(7u32, |h, &x| h.wrapping_mul(31).wrapping_add(x as u32))
+        i.slice()
+            .iter()
+            .fold(7u32, |h, &x| h.wrapping_mul(31).wrapping_add(x as u32))
     })
 }
 
@@ -111,7 +114,10 @@ fn misuse_is_an_error_that_leaves_the_output_as_it_was() {
     // A chunk the subset does not touch, or of another rank.
     let e = reader.put(&[0, 2], Some(&chunk)).unwrap_err();
     assert!(matches!(e, Error::NotInSubset { ref index } if **index == [0, 2]));
-    assert!(matches!(reader.put(&[0], None), Err(Error::NotInSubset { .. })));
+    assert!(matches!(
+        reader.put(&[0], None),
+        Err(Error::NotInSubset { .. })
+    ));
     // A chunk of the wrong length, then a part of the wrong length.
     let e = reader.put(&[0, 0], Some(&chunk[1..])).unwrap_err();
     assert!(matches!(e, Error::InChunk { ref error, .. }
@@ -260,6 +266,8 @@ fn a_failed_update_leaves_the_buffer_as_it_was() {
 mod asynchronous {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
+
+    use zarr_bytes::ChunkDecodeInto;
 
     use super::*;
 

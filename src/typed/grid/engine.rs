@@ -134,7 +134,15 @@ impl<'g, A: Item> Encoder<'g, A> {
         }
         let chunk = self.subset.grid().chunk_shape();
         let region = &meet.region;
-        encode_region(part.view(), &self.kind, chunk, region, self.endian, bytes, scratch)?;
+        encode_region(
+            part.view(),
+            &self.kind,
+            chunk,
+            region,
+            self.endian,
+            bytes,
+            scratch,
+        )?;
         Ok(self.fills(at, part)
             && (self.stored).fills_region(bytes, chunk, &corner(&meet.inside), A::BYTES))
     }
@@ -216,7 +224,17 @@ impl<'g, A: Item> Decoder<'g, A> {
         let chunk = self.subset.grid().chunk_shape();
         let region = self.subset.meet(at).region;
         checked_size(chunk, A::BYTES, bytes)
-            .and_then(|_| decode_part(part, &self.kind, chunk, &region, bytes, self.endian, scratch))
+            .and_then(|_| {
+                decode_part(
+                    part,
+                    &self.kind,
+                    chunk,
+                    &region,
+                    bytes,
+                    self.endian,
+                    scratch,
+                )
+            })
             .map_err(|e| in_chunk(self.index(at), e))
     }
 
@@ -229,10 +247,26 @@ impl<'g, A: Item> Decoder<'g, A> {
         bytes: &[u8],
         scratch: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let shape: Vec<usize> = self.subset.meet(at).region.iter().map(|r| r.len()).collect();
+        let shape: Vec<usize> = self
+            .subset
+            .meet(at)
+            .region
+            .iter()
+            .map(|r| r.len())
+            .collect();
         let whole = corner(&shape);
         checked_size(&shape, A::BYTES, bytes)
-            .and_then(|_| decode_part(part, &self.kind, &shape, &whole, bytes, self.endian, scratch))
+            .and_then(|_| {
+                decode_part(
+                    part,
+                    &self.kind,
+                    &shape,
+                    &whole,
+                    bytes,
+                    self.endian,
+                    scratch,
+                )
+            })
             .map_err(|e| in_chunk(self.index(at), e))
     }
 }

@@ -120,7 +120,8 @@ impl<'g> Subset<'g> {
 
     /// Whether chunk `index` (of the grid's rank) is one the subset touches.
     pub(crate) fn touches(&self, index: &[usize]) -> bool {
-        index.len() == self.chunks.len() && index.iter().zip(&self.chunks).all(|(i, r)| r.contains(i))
+        index.len() == self.chunks.len()
+            && index.iter().zip(&self.chunks).all(|(i, r)| r.contains(i))
     }
 
     /// The subset's first element along each axis.

@@ -91,8 +91,20 @@ impl<'a, A: Element, D: Dimension> SubsetWriter<'a, A, D> {
         let subset = subset.into_owned();
         let fill = fill_bytes(fill, endian);
         let encodes: Box<dyn Encodes + 'a> = match out_units(array.into_dyn()) {
-            Ok(units) => Box::new(Sources::new(units.into(), subset, Kind::Plain, &fill, endian)?),
-            Err(view) => Box::new(Sources::new(view.into(), subset, Kind::Plain, &fill, endian)?),
+            Ok(units) => Box::new(Sources::new(
+                units.into(),
+                subset,
+                Kind::Plain,
+                &fill,
+                endian,
+            )?),
+            Err(view) => Box::new(Sources::new(
+                view.into(),
+                subset,
+                Kind::Plain,
+                &fill,
+                endian,
+            )?),
         };
         Ok(SubsetWriter {
             plan,
