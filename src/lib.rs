@@ -233,7 +233,10 @@ pub use element::Element;
 pub use endian::Endian;
 pub use error::{Error, IoError, MetadataError};
 pub use metadata::{BytesCodec, DataType, ScaleFactor, StructField, StructType, TimeUnit};
-pub use runtime::{DynArray, DynArrayView, DynArrayViewMut, FixedLength, RawArray, StructArray};
+pub use runtime::{
+    DynArray, DynArrayView, DynArrayViewMut, DynSubsetReader, DynSubsetWriter, FixedLength,
+    RawArray, StructArray,
+};
 pub use typed::{
     decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
     BytesEncode, BytesView, BytesViewMut, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid,

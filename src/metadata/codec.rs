@@ -14,8 +14,8 @@ use crate::typed::grid::engine::{unstored, Before};
 use crate::typed::grid::sink::{Owned, Sparse};
 use crate::typed::grid::subset::Subset;
 use crate::{
-    BytesDecode, ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Element, Endian,
-    Error, MetadataError,
+    BytesDecode, ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, DynSubsetReader,
+    DynSubsetWriter, Element, Endian, Error, MetadataError,
 };
 
 /// The `bytes` codec as `zarr.json` describes it.
@@ -756,6 +756,206 @@ impl BytesCodec {
     ) -> Result<Vec<Range<usize>>, Error> {
         self.validate(data_type)?;
         crate::typed::region::byte_ranges(chunk_shape, region, data_type.size())
+    }
+
+    /// The reader of the subset of `grid`'s array that starts at `origin` and has
+    /// `array`'s shape, into `array`, with `zarr.json`'s fill value: a
+    /// [`SubsetReader`](crate::SubsetReader) for a data type known only at run time, which
+    /// the caller drives.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate) and [`full_dyn`](Self::full_dyn) for the array's
+    /// data type and `fill_value`, and as
+    /// [`SubsetReader::new`](crate::SubsetReader::new) for the subset.
+    ///
+    /// # Examples
+    ///
+    /// [`DynSubsetReader`].
+    pub fn subset_reader_dyn<'a>(
+        &self,
+        array: impl Into<DynArrayViewMut<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+    ) -> Result<DynSubsetReader<'a>, Error> {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        let subset = Subset::at(grid, origin, array.shape())?;
+        DynSubsetReader::new(array, &subset, &fill, endian, Before::Anything)
+    }
+
+    /// The writer of `array` into the subset of `grid`'s array that starts at `origin` and
+    /// has `array`'s shape, with `zarr.json`'s fill value: a
+    /// [`SubsetWriter`](crate::SubsetWriter) for a data type known only at run time, which
+    /// the caller drives.
+    ///
+    /// # Errors
+    ///
+    /// As [`subset_reader_dyn`](Self::subset_reader_dyn).
+    ///
+    /// # Examples
+    ///
+    /// [`DynSubsetWriter`].
+    pub fn subset_writer_dyn<'a>(
+        &self,
+        array: impl Into<DynArrayView<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+    ) -> Result<DynSubsetWriter<'a>, Error> {
+        let array = array.into();
+        let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
+        let subset = Subset::at(grid, origin, array.shape())?;
+        DynSubsetWriter::new(array, &subset, &fill, endian)
+    }
+
+    /// [`decode_subset_dyn`](Self::decode_subset_dyn) with up to `in_flight` requests
+    /// pending at once (feature `async`): as
+    /// [`ChunkDecode::from_zarr_subset_async`](crate::ChunkDecode::from_zarr_subset_async),
+    /// for a data type known only at run time. `fetch(index)` answers a chunk's bytes, or
+    /// `None` for a missing chunk.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroInFlight`] for `in_flight` 0, the errors of
+    /// [`decode_subset_dyn`](Self::decode_subset_dyn), and the first error `fetch` returns,
+    /// as it is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DataType, DynArray, Endian, Error};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[1 << 50], &[2])?;
+    /// let read = codec.decode_subset_dyn_async(&DataType::UInt16, &grid, &[3..6], &json!(7), 32, |index| async move {
+    ///     Ok::<_, Error>((index == [1]).then_some([0u8, 1, 0, 2]))
+    /// });
+    /// let a = futures_executor::block_on(read)?;
+    /// assert_eq!(a, DynArray::from(ndarray::arr1(&[2u16, 7, 7]).into_dyn()));
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decode_subset_dyn_async<E, F, Fut, B>(
+        &self,
+        data_type: &DataType,
+        grid: &ChunkGrid,
+        subset: &[Range<usize>],
+        fill_value: &serde_json::Value,
+        in_flight: usize,
+        fetch: F,
+    ) -> Result<DynArray, E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: std::future::Future<Output = Result<Option<B>, E>>,
+    {
+        let subset = Subset::of(grid, subset)?;
+        let (fill, endian) = self.fill_of(data_type, fill_value)?;
+        let shape = subset.shape();
+        let (mut array, before) = match DynArray::zeroed(data_type, shape)? {
+            Some(array) => (array, Before::Zeroed),
+            None => (fill.filled(shape), Before::Anything),
+        };
+        let reader = DynSubsetReader::new(array.view_mut(), &subset, &fill, endian, before)?;
+        reader.drive(in_flight, fetch).await?;
+        Ok(array)
+    }
+
+    /// [`decode_subset_into_dyn`](Self::decode_subset_into_dyn) with up to `in_flight`
+    /// requests pending at once (feature `async`): as
+    /// [`ChunkDecodeInto::decode_zarr_subset_into_async`](crate::ChunkDecodeInto::decode_zarr_subset_into_async),
+    /// for a data type known only at run time.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode_subset_dyn_async`](Self::decode_subset_dyn_async), and as
+    /// [`decode_subset_into_dyn`](Self::decode_subset_into_dyn) for the subset.
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decode_subset_into_dyn_async<'a, E, F, Fut, B>(
+        &self,
+        array: impl Into<DynArrayViewMut<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+        in_flight: usize,
+        fetch: F,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        B: AsRef<[u8]>,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: std::future::Future<Output = Result<Option<B>, E>>,
+    {
+        let reader = self.subset_reader_dyn(array, grid, origin, fill_value)?;
+        reader.drive(in_flight, fetch).await
+    }
+
+    /// [`encode_subset_dyn`](Self::encode_subset_dyn) with up to `in_flight` requests
+    /// pending at once (feature `async`): as
+    /// [`ChunkEncode::encode_zarr_subset_async`](crate::ChunkEncode::encode_zarr_subset_async),
+    /// for a data type known only at run time. `sink` gets each chunk's bytes owned, or
+    /// `None` for a chunk whose part inside the array then
+    /// [`is_fill_dyn`](Self::is_fill_dyn).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroInFlight`] for `in_flight` 0, the errors of
+    /// [`subset_writer_dyn`](Self::subset_writer_dyn) and of
+    /// [`DynSubsetWriter::update`], and the first error `stored` or `sink` returns, as it
+    /// is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use ndarray::array;
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, ChunkGrid, DynArray, Endian, Error};
+    ///
+    /// let codec = BytesCodec::new(Endian::Big);
+    /// let grid = ChunkGrid::new(&[6], &[4])?;
+    /// let x = DynArray::from(array![5i16, 6].into_dyn());
+    /// let written = Mutex::new(Vec::new());
+    /// let write = codec.encode_subset_dyn_async(&x, &grid, &[3], &json!(-1), 8,
+    ///     |index| async move { Ok::<_, Error>((index == [0]).then(|| vec![0, 1, 0, 2, 0, 3, 0, 4])) },
+    ///     |index, bytes| { written.lock().unwrap().push((index, bytes)); async { Ok(()) } });
+    /// futures_executor::block_on(write)?;
+    /// let mut written = written.into_inner().unwrap();
+    /// written.sort();
+    /// assert_eq!(written[0], (vec![0], Some(vec![0, 1, 0, 2, 0, 3, 0, 5])));
+    /// assert_eq!(written[1], (vec![1], Some(vec![0, 6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])));
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn encode_subset_dyn_async<'a, E, R, RF, K, KF>(
+        &self,
+        array: impl Into<DynArrayView<'a>>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        fill_value: &serde_json::Value,
+        in_flight: usize,
+        stored: R,
+        sink: K,
+    ) -> Result<(), E>
+    where
+        E: From<Error> + Send,
+        R: Fn(Vec<usize>) -> RF,
+        RF: std::future::Future<Output = Result<Option<Vec<u8>>, E>>,
+        K: Fn(Vec<usize>, Option<Vec<u8>>) -> KF,
+        KF: std::future::Future<Output = Result<(), E>>,
+    {
+        let writer = self.subset_writer_dyn(array, grid, origin, fill_value)?;
+        writer.drive(in_flight, stored, sink).await
     }
 }
 

@@ -17,9 +17,9 @@ use crate::typed::grid::part::{
     check_part, chunk_len, corner, decode_part, encode_part, fill_around, fill_elements,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
-use crate::typed::grid::subset::Subset;
+use crate::typed::grid::subset::{Meet, Subset};
 use crate::typed::region::{self, decode_region_dyn};
-use crate::{ChunkGrid, DynArray, DynArrayView, DynArrayViewMut, Endian, Error};
+use crate::{ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Endian, Error};
 
 pub(crate) use crate::typed::grid::part::Kind;
 
@@ -91,6 +91,30 @@ pub(crate) trait ElementsMut: Sized {
     type Out;
     /// Work on `a`, the [`part`](ElementsMut::part) of an element array this visitor takes.
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> Self::Out;
+    /// [`Elements::part`].
+    fn part(&self) -> Part<'_> {
+        Part::default()
+    }
+}
+
+/// [`Elements`], for a visitor that keeps the array it is handed as long as it is lent:
+/// element types that move through a copy, and arrays that are no one memory slice, are
+/// not handed over.
+pub(crate) trait ElementsOf<'a>: Sized {
+    type Out;
+    /// Work on `a`, the [`part`](ElementsOf::part) of an element array this visitor takes.
+    fn visit<A: Item>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> Self::Out;
+    /// [`Elements::part`].
+    fn part(&self) -> Part<'_> {
+        Part::default()
+    }
+}
+
+/// [`ElementsOf`], on a mutable array.
+pub(crate) trait ElementsInto<'a>: Sized {
+    type Out;
+    /// Work on `a`, the [`part`](ElementsInto::part) of an element array this visitor takes.
+    fn visit<A: Item>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out;
     /// [`Elements::part`].
     fn part(&self) -> Part<'_> {
         Part::default()
@@ -442,33 +466,19 @@ where
         return result;
     }
     // Text and structs: chunk by chunk, in C order, their parts pasted as bytes.
-    let chunk = subset.grid().chunk_shape();
-    let size = array.data_type().size();
-    let len = checked_len(chunk, size)? * size;
-    let pattern = Fill::of_bytes(&fill_bytes);
+    let pasting = Pasting::new(subset.clone(), array.data_type(), fill, endian)?;
     for at in subset.indices() {
         let meet = subset.meet(&at);
         let part = array.slice_region(&meet.within)?;
-        let fills = || is_fill(&part, fill, endian).unwrap_or(false);
-        let paste_into = |out: &mut [u8]| paste(&part, chunk, &meet.region, endian, out);
         let stored = if meet.whole { None } else { stored(&at)? };
         match stored {
-            Some(bytes) if bytes.len() != len => {
-                let error = Error::LengthMismatch {
-                    expected: len,
-                    actual: bytes.len(),
-                };
-                return Err(in_chunk(&at, error).into());
-            }
-            Some(bytes) => sink.update(&at, bytes, |bytes| {
-                paste_into(bytes)?;
-                let inside = corner(&meet.inside);
-                Ok(fills() && pattern.fills_region(bytes, chunk, &inside, size))
-            })?,
-            None => sink.chunk(&at, len, fills, |out| {
-                fill_around(chunk, &meet.region, size, &fill_bytes, out);
-                paste_into(out)
-            })?,
+            Some(bytes) => sink.update(&at, bytes, |bytes| pasting.update(&meet, &part, bytes))?,
+            None => sink.chunk(
+                &at,
+                pasting.len,
+                || pasting.fills(&part),
+                |out| pasting.make(&meet, &part, out),
+            )?,
         }
     }
     Ok(())
@@ -501,20 +511,121 @@ where
         return result;
     }
     // Text and structs: chunk by chunk, in C order, each part decoded alone, then pasted.
-    let data_type = array.data_type();
-    let chunk = subset.grid().chunk_shape();
-    checked_len(chunk, data_type.size())?;
+    let pasting = Pasting::new(subset.clone(), array.data_type(), fill, endian)?;
     for at in subset.indices() {
-        let meet = subset.meet(&at);
-        match source(&at)? {
-            Some(bytes) => {
-                let bytes = bytes.as_ref();
-                let part = decode_region_dyn(bytes, &data_type, chunk, &meet.region, endian)
-                    .map_err(|e| in_chunk(&at, e))?;
-                array.assign_unchecked(&meet.within, &part);
-            }
-            None => array.assign_unchecked(&meet.within, fill),
-        }
+        let bytes = source(&at)?;
+        pasting.put(&mut array, &at, bytes.as_ref().map(AsRef::as_ref))?;
     }
     Ok(())
+}
+
+/// The chunks of a subset whose parts are pasted as their bytes, each part encoded or
+/// decoded on its own: text and structs, and (in readers and writers the caller drives)
+/// elements that move through a copy.
+pub(crate) struct Pasting<'g> {
+    pub(crate) subset: Subset<'g>,
+    data_type: DataType,
+    fill: DynArray,
+    /// The fill value's bytes, and as a pattern to compare stored bytes with.
+    fill_bytes: Vec<u8>,
+    pattern: Fill,
+    endian: Endian,
+    /// A chunk's encoded length.
+    pub(crate) len: usize,
+}
+
+impl<'g> Pasting<'g> {
+    /// The pasting of `subset` of an array of `data_type`, `fill` a 0-d array of it.
+    pub(crate) fn new(
+        subset: Subset<'g>,
+        data_type: DataType,
+        fill: &DynArray,
+        endian: Endian,
+    ) -> Result<Self, Error> {
+        let fill_bytes = fill.encode(endian)?;
+        let size = data_type.size();
+        let len = checked_len(subset.grid().chunk_shape(), size)? * size;
+        Ok(Pasting {
+            subset,
+            data_type,
+            fill: fill.clone(),
+            pattern: Fill::of_bytes(&fill_bytes),
+            fill_bytes,
+            endian,
+            len,
+        })
+    }
+
+    /// Whether `part` holds only the fill value.
+    pub(crate) fn fills(&self, part: &DynArrayView<'_>) -> bool {
+        is_fill(part, &self.fill, self.endian).unwrap_or(false)
+    }
+
+    /// The chunk that meets the subset at `meet` made from `part` alone into `out`.
+    pub(crate) fn make(
+        &self,
+        meet: &Meet,
+        part: &DynArrayView<'_>,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let (chunk, size) = (self.subset.grid().chunk_shape(), self.data_type.size());
+        fill_around(chunk, &meet.region, size, &self.fill_bytes, out);
+        paste(part, chunk, &meet.region, self.endian, out)
+    }
+
+    /// The chunk that meets the subset at `meet`, stored as `bytes`, with `part` pasted in
+    /// place: whether it then holds only the fill value. Checked before anything is
+    /// written.
+    pub(crate) fn update(
+        &self,
+        meet: &Meet,
+        part: &DynArrayView<'_>,
+        bytes: &mut [u8],
+    ) -> Result<bool, Error> {
+        if bytes.len() != self.len {
+            return Err(Error::LengthMismatch {
+                expected: self.len,
+                actual: bytes.len(),
+            });
+        }
+        let (chunk, size) = (self.subset.grid().chunk_shape(), self.data_type.size());
+        paste(part, chunk, &meet.region, self.endian, bytes)?;
+        let inside = corner(&meet.inside);
+        Ok(self.fills(part) && self.pattern.fills_region(bytes, chunk, &inside, size))
+    }
+
+    /// Chunk `at`'s part of `array`, the subset's: decoded alone from the chunk's `bytes`
+    /// (only the part's read), or the fill value for a missing chunk. Errors name the chunk.
+    pub(crate) fn put(
+        &self,
+        array: &mut DynArrayViewMut<'_>,
+        at: &[usize],
+        bytes: Option<&[u8]>,
+    ) -> Result<(), Error> {
+        let meet = self.subset.meet(at);
+        let Some(bytes) = bytes else {
+            array.assign_unchecked(&meet.within, &self.fill);
+            return Ok(());
+        };
+        let chunk = self.subset.grid().chunk_shape();
+        let part = decode_region_dyn(bytes, &self.data_type, chunk, &meet.region, self.endian)
+            .map_err(|e| in_chunk(at, e))?;
+        array.assign_unchecked(&meet.within, &part);
+        Ok(())
+    }
+
+    /// Chunk `at`'s part of `array` from the bytes of its part alone, in C order.
+    pub(crate) fn put_part(
+        &self,
+        array: &mut DynArrayViewMut<'_>,
+        at: &[usize],
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        let within = self.subset.meet(at).within;
+        let shape: Vec<usize> = within.iter().map(|r| r.len()).collect();
+        let part = DynArray::decode(bytes, &self.data_type, &shape, self.endian)
+            .map_err(|e| in_chunk(at, e))?;
+        array.assign_unchecked(&within, &part);
+        Ok(())
+    }
 }

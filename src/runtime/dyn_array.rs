@@ -8,9 +8,10 @@ use ndarray::{ArrayD, ArrayView, ArrayViewMut, IxDyn};
 use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
+use crate::element::sealed::Convert;
 use crate::element::{in_units, in_units_of, out_units, Narrow};
 use crate::metadata::fill;
-use crate::runtime::chunks::{slicer, Elements, ElementsMut, Kind, Part};
+use crate::runtime::chunks::{slicer, Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
 use crate::traverse::permuted;
@@ -442,6 +443,46 @@ macro_rules! dyn_array {
                         return Err(v)
                     }
                 })
+            }
+
+            /// Whether this variant's element array can be handed to visitors that keep it
+            /// ([`elements_of`](Self::elements_of), [`elements_into`](Self::elements_into)):
+            /// element types that move in place, not through a copy.
+            pub(crate) fn keeps(&self) -> bool {
+                match self {
+                    $(DynArray::$variant(_) => !<element_of!($($element)*) as Convert>::COPIED,)*
+                    DynArray::RawBits(_) | DynArray::RawBytes(_) => true,
+                    DynArray::DateTime64 { .. } | DynArray::TimeDelta64 { .. } => true,
+                    DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => false,
+                }
+            }
+
+            /// `v.visit` on its part of the element array, for as long as `self` is lent:
+            /// `v` back where [`keeps`](Self::keeps) is false, or the array is no one memory
+            /// slice.
+            pub(crate) fn elements_of<'a, V: ElementsOf<'a>>(&'a self, v: V) -> Result<V::Out, V> {
+                match self {
+                    $(DynArray::$variant(a) => visit_of(v, a, kind!($variant, $($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => visit_of(v, &a.bytes, Kind::Records),
+                    DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+                        visit_of(v, values, Kind::Plain)
+                    }
+                    DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => Err(v),
+                }
+            }
+
+            /// [`elements_of`](Self::elements_of), mutable; an array with gaps is made one
+            /// memory slice first. Call it only where [`keeps`](Self::keeps) is true: the
+            /// array stays lent whatever the answer.
+            pub(crate) fn elements_into<'a, V: ElementsInto<'a>>(&'a mut self, v: V) -> Result<V::Out, V> {
+                match self {
+                    $(DynArray::$variant(a) => visit_into(v, a, kind!($variant, $($element)*)),)*
+                    DynArray::RawBits(a) | DynArray::RawBytes(a) => visit_into(v, &mut a.bytes, Kind::Records),
+                    DynArray::DateTime64 { values, .. } | DynArray::TimeDelta64 { values, .. } => {
+                        visit_into(v, values, Kind::Plain)
+                    }
+                    DynArray::FixedLengthUtf32(_) | DynArray::NullTerminatedBytes(_) | DynArray::Struct(_) => Err(v),
+                }
             }
 
             /// [`elements`](Self::elements), mutable.
@@ -878,6 +919,40 @@ fn visit_in<A: Element, V: ElementsMut>(v: V, a: &mut ArrayD<A>, kind: Kind<A::I
         let part = v.part().of(in_array(a));
         v.visit(part, kind)
     }
+}
+
+/// `v.visit` on its part of `a` as the units its elements move as when encoded, lent for
+/// as long as `a`: `v` back for elements that move through a copy, and for an array that is
+/// no one memory slice.
+fn visit_of<'a, A: Element, V: ElementsOf<'a>>(
+    v: V,
+    a: &'a ArrayD<A>,
+    kind: Kind<A::Out>,
+) -> Result<V::Out, V> {
+    if const { A::COPIED } {
+        return Err(v);
+    }
+    match out_units(a.view()) {
+        Ok(units) => {
+            let part = v.part().of(units);
+            Ok(v.visit(part, kind))
+        }
+        Err(_) => Err(v),
+    }
+}
+
+/// `v.visit` on its part of `a` as the units its elements move as when decoded into
+/// ([`in_array`]), lent for as long as `a`: `v` back for elements that move through a copy.
+fn visit_into<'a, A: Element, V: ElementsInto<'a>>(
+    v: V,
+    a: &'a mut ArrayD<A>,
+    kind: Kind<A::In>,
+) -> Result<V::Out, V> {
+    if const { A::COPIED } {
+        return Err(v);
+    }
+    let part = v.part().of(in_array(a));
+    Ok(v.visit(part, kind))
 }
 
 /// Overwrite `region` of `a` with `from` (of its shape, or 0-d), unit by unit.

@@ -2,11 +2,13 @@
 //! fields, and strings of fixed length.
 
 pub(crate) mod chunks;
+mod driven;
 mod dyn_array;
 mod struct_array;
 pub(crate) mod text;
 mod view;
 
+pub use driven::{DynSubsetReader, DynSubsetWriter};
 pub use dyn_array::{DynArray, RawArray};
 pub use struct_array::StructArray;
 pub use text::FixedLength;

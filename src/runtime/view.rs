@@ -10,7 +10,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, IxDyn, RawData};
 
 use crate::element::Item;
-use crate::runtime::chunks::{window, Elements, ElementsMut, Kind, Part};
+use crate::runtime::chunks::{window, Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part};
 use crate::typed::region;
 use crate::{DataType, DynArray, Error};
 
@@ -277,6 +277,18 @@ impl<'a> DynArrayView<'a> {
     }
 }
 
+impl<'a> DynArrayView<'a> {
+    /// [`DynArrayView::elements`] for a visitor that keeps the view of the element array as
+    /// long as the owner is lent.
+    pub(crate) fn elements_of<V: ElementsOf<'a>>(&self, v: V) -> Result<V::Out, V> {
+        let through = Through {
+            window: &self.window,
+            inner: v,
+        };
+        self.array.elements_of(through).map_err(|t| t.inner)
+    }
+}
+
 impl<'a> DynArrayViewMut<'a> {
     /// The shape.
     #[must_use]
@@ -394,6 +406,22 @@ impl<'a> DynArrayViewMut<'a> {
         self.array.assign_unchecked(&owner, &from);
     }
 
+    /// Whether [`into_elements`](Self::into_elements) hands the owner's element array over.
+    pub(crate) fn keeps(&self) -> bool {
+        self.array.keeps()
+    }
+
+    /// [`DynArrayView::elements_of`], mutable, the view given up for it: `None` where
+    /// [`keeps`](Self::keeps) is false.
+    pub(crate) fn into_elements<V: ElementsInto<'a>>(self, v: V) -> Option<V::Out> {
+        let window = self.window;
+        let through = Through {
+            window: &window,
+            inner: v,
+        };
+        self.array.elements_into(through).ok()
+    }
+
     /// [`DynArrayView::elements`], mutable.
     pub(crate) fn elements_mut<V: ElementsMut>(&mut self, v: V) -> Result<V::Out, V> {
         let through = Through {
@@ -425,6 +453,28 @@ impl<V: ElementsMut> ElementsMut for Through<'_, V> {
     type Out = V::Out;
 
     fn visit<A: Item>(self, a: ArrayViewMutD<'_, A>, kind: Kind<A>) -> V::Out {
+        self.inner.visit(a, kind)
+    }
+    fn part(&self) -> Part<'_> {
+        through(self.window, self.inner.part())
+    }
+}
+
+impl<'a, V: ElementsOf<'a>> ElementsOf<'a> for Through<'_, V> {
+    type Out = V::Out;
+
+    fn visit<A: Item>(self, a: ArrayViewD<'a, A>, kind: Kind<A>) -> V::Out {
+        self.inner.visit(a, kind)
+    }
+    fn part(&self) -> Part<'_> {
+        through(self.window, self.inner.part())
+    }
+}
+
+impl<'a, V: ElementsInto<'a>> ElementsInto<'a> for Through<'_, V> {
+    type Out = V::Out;
+
+    fn visit<A: Item>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> V::Out {
         self.inner.visit(a, kind)
     }
     fn part(&self) -> Part<'_> {

@@ -456,3 +456,217 @@ mod asynchronous {
         assert_eq!(written.into_inner().unwrap(), [vec![0, 0]]);
     }
 }
+
+/// Every data type through the runtime-typed reader and writer, against the blocking calls.
+mod runtime_typed {
+    use std::collections::BTreeMap;
+
+    use zarr_bytes::{BytesCodec, DataType, DynArray};
+
+    use super::*;
+    use crate::grid_dyn::{data_types, fill_of};
+
+    /// A sample array of `t` and `shape`, its axes permuted (the transpose codec's layout).
+    fn sample_dyn(codec: &BytesCodec, t: &DataType, shape: &[usize], seed: u64) -> DynArray {
+        let stored = [shape[1], shape[0]];
+        let bytes = crate::common::valid_chunk(t, &stored, codec.endian.unwrap(), seed);
+        let a = codec.decode_dyn(&bytes, t, &stored).unwrap();
+        a.permuted_axes(&[1, 0]).unwrap()
+    }
+
+    /// Every chunk of `a` as the blocking call stores it, some left out.
+    fn stored_dyn(
+        codec: &BytesCodec,
+        a: &DynArray,
+        grid: &ChunkGrid,
+        fill: &serde_json::Value,
+    ) -> BTreeMap<Vec<usize>, Vec<u8>> {
+        let store = Mutex::new(BTreeMap::new());
+        codec
+            .encode_chunks_dyn(a, grid, fill, |index, bytes| {
+                if index != [1, 0] {
+                    store.lock().unwrap().insert(index.to_vec(), bytes);
+                }
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+        store.into_inner().unwrap()
+    }
+
+    #[test]
+    fn every_data_type_read_and_written_as_the_blocking_calls_do() {
+        let (shape, chunk, origin, part) = ([7, 5], [3, 2], [1, 1], [5, 3]);
+        for t in data_types() {
+            for endian in [Endian::Little, Endian::Big] {
+                let codec = BytesCodec::new(endian);
+                let fill = fill_of(&t);
+                let ctx = format!("{t}, {endian}");
+                let grid = ChunkGrid::new(&shape, &chunk).unwrap();
+                let a = sample_dyn(&codec, &t, &shape, 3);
+                let store = stored_dyn(&codec, &a, &grid, &fill);
+                let bits = |d: &DynArray| codec.encode_dyn(d).unwrap();
+
+                // Read: whole chunks last first, then parts by their byte ranges.
+                let mut want = codec.full_dyn(&t, &part, &fill).unwrap();
+                codec
+                    .decode_subset_into_dyn(&mut want, &grid, &origin, &fill, |index| {
+                        Ok::<_, Error>(store.get(index).cloned())
+                    })
+                    .unwrap();
+                let mut got = codec.full_dyn(&t, &[3, 5], &fill).unwrap();
+                let mut got = got.view_mut().permuted_axes(&[1, 0]).unwrap();
+                let reader = codec
+                    .subset_reader_dyn(got.view_mut(), &grid, &origin, &fill)
+                    .unwrap();
+                let parts: Vec<ChunkPart> = reader.parts().collect();
+                for p in parts.iter().rev() {
+                    reader
+                        .put(&p.index, store.get(&p.index).map(Vec::as_slice))
+                        .unwrap();
+                }
+                reader.finish().unwrap();
+                assert_eq!(bits(&got.view().to_owned()), bits(&want), "{ctx}");
+                let mut ranged = codec.full_dyn(&t, &part, &fill).unwrap();
+                let reader = codec
+                    .subset_reader_dyn(&mut ranged, &grid, &origin, &fill)
+                    .unwrap();
+                for p in &parts {
+                    match store.get(&p.index) {
+                        Some(chunk) => {
+                            let ranges = reader.byte_ranges(&p.index).unwrap();
+                            let bytes: Vec<u8> = ranges
+                                .iter()
+                                .flat_map(|r| chunk[r.clone()].to_vec())
+                                .collect();
+                            reader.put_part(&p.index, &bytes).unwrap();
+                        }
+                        None => reader.put(&p.index, None).unwrap(),
+                    }
+                }
+                let e = reader.put(&parts[0].index, None).unwrap_err();
+                assert!(matches!(e, Error::PutTwice { .. }), "{ctx}");
+                reader.finish().unwrap();
+                assert_eq!(bits(&ranged), bits(&want), "{ctx}");
+
+                // Write: the blocking call's chunks, and the writer's through the store.
+                let x = sample_dyn(&codec, &t, &part, 9);
+                let blocking = Mutex::new(store.clone());
+                codec
+                    .encode_subset_dyn(
+                        &x,
+                        &grid,
+                        &origin,
+                        &fill,
+                        |index| Ok::<_, Error>(blocking.lock().unwrap().get(index).cloned()),
+                        |index, bytes| {
+                            let mut b = blocking.lock().unwrap();
+                            match bytes {
+                                Some(bytes) => b.insert(index.to_vec(), bytes.to_vec()),
+                                None => b.remove(index),
+                            };
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                let mut driven = store.clone();
+                let writer = codec.subset_writer_dyn(&x, &grid, &origin, &fill).unwrap();
+                for p in writer.parts().collect::<Vec<_>>() {
+                    let stored = if p.whole {
+                        None
+                    } else {
+                        driven.get_mut(&p.index)
+                    };
+                    let keep = match stored {
+                        Some(bytes) => {
+                            let fills = writer.update(&p.index, bytes).unwrap();
+                            (!fills).then(|| bytes.clone())
+                        }
+                        None => writer.encode(&p.index).unwrap(),
+                    };
+                    match keep {
+                        Some(bytes) => driven.insert(p.index, bytes),
+                        None => driven.remove(&p.index),
+                    };
+                }
+                assert_eq!(driven, blocking.into_inner().unwrap(), "{ctx}");
+            }
+        }
+    }
+
+    #[cfg(feature = "async")]
+    #[test]
+    fn every_data_type_through_the_async_calls() {
+        let (shape, chunk) = ([7, 5], [3, 2]);
+        for t in data_types() {
+            let codec = BytesCodec::new(Endian::Big);
+            let fill = fill_of(&t);
+            let grid = ChunkGrid::new(&shape, &chunk).unwrap();
+            let a = sample_dyn(&codec, &t, &shape, 5);
+            let store = stored_dyn(&codec, &a, &grid, &fill);
+            let bits = |d: &DynArray| codec.encode_dyn(d).unwrap();
+            let want = codec
+                .decode_subset_dyn(&t, &grid, &[1..6, 0..4], &fill, |index| {
+                    Ok::<_, Error>(store.get(index).cloned())
+                })
+                .unwrap();
+            let fetch = |index: Vec<usize>| {
+                let chunk = store.get(&index).cloned();
+                async move { Ok::<_, Error>(chunk) }
+            };
+            let read = codec.decode_subset_dyn_async(&t, &grid, &[1..6, 0..4], &fill, 3, fetch);
+            let got = futures_executor::block_on(read).unwrap();
+            assert_eq!(bits(&got), bits(&want), "{t}");
+            let mut into = codec.full_dyn(&t, &[5, 4], &fill).unwrap();
+            let read =
+                codec.decode_subset_into_dyn_async(&mut into, &grid, &[1, 0], &fill, 2, fetch);
+            futures_executor::block_on(read).unwrap();
+            assert_eq!(bits(&into), bits(&want), "{t}");
+
+            let x = sample_dyn(&codec, &t, &[4, 3], 11);
+            let blocking = Mutex::new(store.clone());
+            codec
+                .encode_subset_dyn(
+                    &x,
+                    &grid,
+                    &[2, 1],
+                    &fill,
+                    |index| Ok::<_, Error>(blocking.lock().unwrap().get(index).cloned()),
+                    |index, bytes| {
+                        let mut b = blocking.lock().unwrap();
+                        match bytes {
+                            Some(bytes) => b.insert(index.to_vec(), bytes.to_vec()),
+                            None => b.remove(index),
+                        };
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            let driven = Mutex::new(store.clone());
+            let write = codec.encode_subset_dyn_async(
+                &x,
+                &grid,
+                &[2, 1],
+                &fill,
+                4,
+                |index| {
+                    let was = driven.lock().unwrap().get(&index).cloned();
+                    async move { Ok::<_, Error>(was) }
+                },
+                |index, bytes| {
+                    let mut d = driven.lock().unwrap();
+                    match bytes {
+                        Some(bytes) => d.insert(index, bytes),
+                        None => d.remove(&index),
+                    };
+                    async { Ok(()) }
+                },
+            );
+            futures_executor::block_on(write).unwrap();
+            assert_eq!(
+                driven.into_inner().unwrap(),
+                blocking.into_inner().unwrap(),
+                "{t}"
+            );
+        }
+    }
+}

@@ -61,9 +61,13 @@ impl Plan {
         }
     }
 
-    /// The subset.
-    pub(crate) fn subset(&self) -> &Subset<'static> {
-        &self.subset
+    /// A reader's or writer's `Debug`: its subset.
+    pub(crate) fn describe(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(name)
+            .field("origin", &self.subset.origin())
+            .field("shape", &self.subset.shape())
+            .field("chunks", &self.subset.chunks())
+            .finish_non_exhaustive()
     }
 
     /// The parts, in C order of their index.

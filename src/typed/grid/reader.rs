@@ -55,8 +55,7 @@ use crate::{ChunkGrid, Element, Endian, Error};
 /// # Ok::<(), zarr_bytes::Error>(())
 /// ```
 pub struct SubsetReader<'a, A, D> {
-    plan: Plan,
-    puts: Box<dyn Puts + 'a>,
+    reader: Reader<'a>,
     types: PhantomData<fn() -> (A, D)>,
 }
 
@@ -103,8 +102,7 @@ impl<'a, A: Element, D: Dimension> SubsetReader<'a, A, D> {
             }
         };
         Ok(SubsetReader {
-            plan,
-            puts,
+            reader: Reader { plan, puts },
             types: PhantomData,
         })
     }
@@ -113,7 +111,7 @@ impl<'a, A: Element, D: Dimension> SubsetReader<'a, A, D> {
 impl<A, D> SubsetReader<'_, A, D> {
     /// The chunks the subset touches, in C order of their index: each one to put once.
     pub fn parts(&self) -> impl Iterator<Item = ChunkPart> + '_ {
-        self.plan.parts()
+        self.reader.plan.parts()
     }
 
     /// The byte ranges of chunk `index`'s part in the chunk's bytes, in order: what
@@ -125,7 +123,7 @@ impl<A, D> SubsetReader<'_, A, D> {
     /// [`Error::NotInSubset`], and [`Error::TooManyRanges`] for more ranges than memory
     /// holds.
     pub fn byte_ranges(&self, index: &[usize]) -> Result<Vec<Range<usize>>, Error> {
-        self.plan.byte_ranges(index)
+        self.reader.plan.byte_ranges(index)
     }
 
     /// Decode chunk `index` into its part: `Some` of its bytes, the whole chunk's (only the
@@ -139,8 +137,7 @@ impl<A, D> SubsetReader<'_, A, D> {
     /// bytes of another length than a chunk's (all before anything is written), or
     /// [`Error::InvalidBool`].
     pub fn put(&self, index: &[usize], chunk: Option<&[u8]>) -> Result<(), Error> {
-        let position = self.plan.locate(index)?;
-        self.puts.put(position, index, chunk)
+        self.reader.put(index, chunk)
     }
 
     /// Decode chunk `index`'s part from `bytes`, the bytes of its
@@ -173,8 +170,7 @@ impl<A, D> SubsetReader<'_, A, D> {
     /// # Ok::<(), zarr_bytes::Error>(())
     /// ```
     pub fn put_part(&self, index: &[usize], bytes: &[u8]) -> Result<(), Error> {
-        let position = self.plan.locate(index)?;
-        self.puts.put_part(position, index, bytes)
+        self.reader.put_part(index, bytes)
     }
 
     /// Check that every part was put.
@@ -183,23 +179,44 @@ impl<A, D> SubsetReader<'_, A, D> {
     ///
     /// [`Error::NotPut`] naming the first part, in C order, that was not.
     pub fn finish(self) -> Result<(), Error> {
+        self.reader.finish()
+    }
+}
+
+impl<A, D> std::fmt::Debug for SubsetReader<'_, A, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.reader.plan.describe("SubsetReader", f)
+    }
+}
+
+/// What a reader of any element type, or of a runtime-typed array, holds: the plan, and
+/// where its parts go.
+pub(crate) struct Reader<'a> {
+    pub(crate) plan: Plan,
+    pub(crate) puts: Box<dyn Puts + 'a>,
+}
+
+impl Reader<'_> {
+    /// [`SubsetReader::put`].
+    pub(crate) fn put(&self, index: &[usize], chunk: Option<&[u8]>) -> Result<(), Error> {
+        let position = self.plan.locate(index)?;
+        self.puts.put(position, index, chunk)
+    }
+
+    /// [`SubsetReader::put_part`].
+    pub(crate) fn put_part(&self, index: &[usize], bytes: &[u8]) -> Result<(), Error> {
+        let position = self.plan.locate(index)?;
+        self.puts.put_part(position, index, bytes)
+    }
+
+    /// [`SubsetReader::finish`].
+    pub(crate) fn finish(self) -> Result<(), Error> {
         match self.puts.waiting() {
             Some(position) => Err(Error::NotPut {
                 index: self.plan.index_at(position),
             }),
             None => Ok(()),
         }
-    }
-}
-
-impl<A, D> std::fmt::Debug for SubsetReader<'_, A, D> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let subset = self.plan.subset();
-        f.debug_struct("SubsetReader")
-            .field("origin", &subset.origin())
-            .field("shape", &subset.shape())
-            .field("chunks", &subset.chunks())
-            .finish_non_exhaustive()
     }
 }
 

@@ -63,8 +63,7 @@ use crate::{ChunkGrid, Element, Endian, Error};
 /// # Ok::<(), zarr_bytes::Error>(())
 /// ```
 pub struct SubsetWriter<'a, A, D> {
-    plan: Plan,
-    encodes: Box<dyn Encodes + 'a>,
+    writer: Writer<'a>,
     types: PhantomData<fn() -> (A, D)>,
 }
 
@@ -107,8 +106,7 @@ impl<'a, A: Element, D: Dimension> SubsetWriter<'a, A, D> {
             )?),
         };
         Ok(SubsetWriter {
-            plan,
-            encodes,
+            writer: Writer { plan, encodes },
             types: PhantomData,
         })
     }
@@ -117,7 +115,7 @@ impl<'a, A: Element, D: Dimension> SubsetWriter<'a, A, D> {
 impl<A, D> SubsetWriter<'_, A, D> {
     /// The chunks the subset touches, in C order of their index.
     pub fn parts(&self) -> impl Iterator<Item = ChunkPart> + '_ {
-        self.plan.parts()
+        self.writer.plan.parts()
     }
 
     /// The new bytes of chunk `index`: for a part the subset covers whole, or a partly
@@ -133,8 +131,7 @@ impl<A, D> SubsetWriter<'_, A, D> {
     /// [`Error::InChunk`] holding [`Error::OutOfRange`] for a sub-byte integer out of its
     /// range.
     pub fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error> {
-        self.plan.locate(index)?;
-        self.encodes.encode(index)
+        self.writer.encode(index)
     }
 
     /// A partly covered chunk as stored, updated in the caller's buffer: the covered
@@ -147,19 +144,34 @@ impl<A, D> SubsetWriter<'_, A, D> {
     /// [`Error::InChunk`] holding [`Error::LengthMismatch`] for a buffer of another length
     /// than a chunk's, or [`Error::OutOfRange`].
     pub fn update(&self, index: &[usize], stored: &mut [u8]) -> Result<bool, Error> {
-        self.plan.locate(index)?;
-        self.encodes.update(index, stored)
+        self.writer.update(index, stored)
     }
 }
 
 impl<A, D> std::fmt::Debug for SubsetWriter<'_, A, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let subset = self.plan.subset();
-        f.debug_struct("SubsetWriter")
-            .field("origin", &subset.origin())
-            .field("shape", &subset.shape())
-            .field("chunks", &subset.chunks())
-            .finish_non_exhaustive()
+        self.writer.plan.describe("SubsetWriter", f)
+    }
+}
+
+/// What a writer of any element type, or of a runtime-typed array, holds: the plan, and
+/// what it encodes from.
+pub(crate) struct Writer<'a> {
+    pub(crate) plan: Plan,
+    pub(crate) encodes: Box<dyn Encodes + 'a>,
+}
+
+impl Writer<'_> {
+    /// [`SubsetWriter::encode`].
+    pub(crate) fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error> {
+        self.plan.locate(index)?;
+        self.encodes.encode(index)
+    }
+
+    /// [`SubsetWriter::update`].
+    pub(crate) fn update(&self, index: &[usize], stored: &mut [u8]) -> Result<bool, Error> {
+        self.plan.locate(index)?;
+        self.encodes.update(index, stored)
     }
 }
 
