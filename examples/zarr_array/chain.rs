@@ -474,8 +474,9 @@ impl Chain {
                 } else {
                     None
                 };
-                let keep =
-                    |at: &[usize], bytes: Option<&[u8]>| store(at, bytes.or(fill.as_deref()));
+                let keep = |at: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+                    store(at, bytes.as_deref().or(fill.as_deref()))
+                };
                 let stored = |at: &[usize]| Ok(stored_at(at)?.map(Decoded::into_vec));
                 b.codec
                     .encode_subset_dyn(source, &grid, &origin, &b.fill_value, stored, keep)

@@ -1,5 +1,6 @@
 //! The codec object of `zarr.json`, and encoding driven by it.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use std::ops::Range;
@@ -404,7 +405,10 @@ impl BytesCodec {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         grid.check_array(array.shape())?;
-        let (subset, sink) = (Subset::whole(grid), Sparse::new(sink));
+        let subset = Subset::whole(grid);
+        let sink = Sparse::new(|index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+            sink(index, bytes.as_deref())
+        });
         chunks::encode_subset(&array, &subset, &fill, endian, &sink, &unstored)
     }
 
@@ -632,7 +636,7 @@ impl BytesCodec {
     ///     // Chunk [0] as stored; chunk [1] was never written.
     ///     Ok::<_, zarr_bytes::Error>((index == [0]).then(|| vec![0, 1, 0, 2, 0, 3, 0, 4]))
     /// }, |index, bytes| {
-    ///     written.lock().unwrap().push((index.to_vec(), bytes.map(<[u8]>::to_vec)));
+    ///     written.lock().unwrap().push((index.to_vec(), bytes.map(|b| b.into_owned())));
     ///     Ok(())
     /// })?;
     /// let mut written = written.into_inner().unwrap();
@@ -655,7 +659,7 @@ impl BytesCodec {
     where
         E: From<Error> + Send,
         R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
-        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+        F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync,
     {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
@@ -830,10 +834,12 @@ impl BytesCodec {
     ///
     /// let codec = BytesCodec::new(Endian::Big);
     /// let grid = ChunkGrid::new(&[1 << 50], &[2])?;
-    /// let read = codec.decode_subset_dyn_async(&DataType::UInt16, &grid, &[3..6], &json!(7), 32, |index| async move {
+    /// let fetch = |index: Vec<usize>| async move {
     ///     Ok::<_, Error>((index == [1]).then_some([0u8, 1, 0, 2]))
-    /// });
-    /// let a = futures_executor::block_on(read)?;
+    /// };
+    /// let a = futures_executor::block_on(
+    ///     codec.decode_subset_dyn_async(&DataType::UInt16, &grid, &[3..6], &json!(7), 32, fetch),
+    /// )?;
     /// assert_eq!(a, DynArray::from(ndarray::arr1(&[2u16, 7, 7]).into_dyn()));
     /// # Ok::<(), Error>(())
     /// ```
@@ -924,10 +930,9 @@ impl BytesCodec {
     /// let grid = ChunkGrid::new(&[6], &[4])?;
     /// let x = DynArray::from(array![5i16, 6].into_dyn());
     /// let written = Mutex::new(Vec::new());
-    /// let write = codec.encode_subset_dyn_async(&x, &grid, &[3], &json!(-1), 8,
+    /// futures_executor::block_on(codec.encode_subset_dyn_async(&x, &grid, &[3], &json!(-1), 8,
     ///     |index| async move { Ok::<_, Error>((index == [0]).then(|| vec![0, 1, 0, 2, 0, 3, 0, 4])) },
-    ///     |index, bytes| { written.lock().unwrap().push((index, bytes)); async { Ok(()) } });
-    /// futures_executor::block_on(write)?;
+    ///     |index, bytes| { written.lock().unwrap().push((index, bytes)); async { Ok(()) } }))?;
     /// let mut written = written.into_inner().unwrap();
     /// written.sort();
     /// assert_eq!(written[0], (vec![0], Some(vec![0, 1, 0, 2, 0, 3, 0, 5])));

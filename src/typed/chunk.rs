@@ -2,6 +2,7 @@
 //! a grid's array touches, as extension traits of ndarray's arrays. Each checks what it is
 //! given and hands the work to the engine in `typed::grid`.
 
+use std::borrow::Cow;
 #[cfg(feature = "async")]
 use std::future::Future;
 use std::ops::Range;
@@ -200,9 +201,18 @@ pub trait ChunkEncode {
     /// other byte, padding included, stays as stored) and handed on; `None`, a missing
     /// chunk, starts as `fill`. `sink` gets each touched chunk once: `None` when its part
     /// inside the array then holds only `fill`, bit for bit ([`is_zarr_fill`](Self::is_zarr_fill)),
-    /// for the caller to erase, else the chunk's bytes, lent for the call. Chunks the subset
-    /// does not touch are neither asked for nor handed over. A caller that keeps every chunk
-    /// (zarr-python's `write_empty_chunks=True`) stores a chunk of `fill` on `None`.
+    /// for the caller to erase, else the chunk's bytes: a stored chunk updated in place as
+    /// [`Cow::Owned`], the very `Vec` that `stored` answered (`into_owned` takes it without
+    /// a copy), a chunk made from `self` as [`Cow::Borrowed`], lent from a buffer the next
+    /// chunk reuses. Chunks the subset does not touch are neither asked for nor handed
+    /// over. A caller that keeps every chunk (zarr-python's `write_empty_chunks=True`)
+    /// stores a chunk of `fill` on `None`.
+    ///
+    /// Nothing is lost on an error: `stored` hands over its own copy of a chunk, and a
+    /// chunk whose update fails is never handed to `sink`, so the caller's store then holds
+    /// each chunk as it was or whole as written. Chunks handed over before the error stay
+    /// written. To update chunks where the store keeps them, with no copy at all, drive a
+    /// [`SubsetWriter`](crate::SubsetWriter).
     ///
     /// With the `rayon` feature the chunks go to the thread pool, a chunk's read, update
     /// and hand-over on one thread, so `stored` and `sink` may be called from several
@@ -238,10 +248,11 @@ pub trait ChunkEncode {
     /// let x = array![[9u8, 9], [0, 0], [0, 0]];
     /// x.encode_zarr_subset(&grid, &[1, 2], 0, Endian::Little, |index| {
     ///     asked.lock().unwrap().push(index.to_vec());
-    ///     Ok::<_, Error>(store.lock().unwrap().remove(index))
+    ///     Ok::<_, Error>(store.lock().unwrap().get(index).cloned())
     /// }, |index, bytes| {
     ///     match bytes {
-    ///         Some(bytes) => store.lock().unwrap().insert(index.to_vec(), bytes.to_vec()),
+    ///         // An updated chunk comes back owned: no second copy.
+    ///         Some(bytes) => store.lock().unwrap().insert(index.to_vec(), bytes.into_owned()),
     ///         None => store.lock().unwrap().remove(index), // only the fill value: erased
     ///     };
     ///     Ok(())
@@ -264,7 +275,7 @@ pub trait ChunkEncode {
     where
         E: From<Error> + Send,
         R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
-        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync;
+        F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync;
 
     /// [`encode_zarr_subset`](Self::encode_zarr_subset) with up to `in_flight` requests
     /// pending at once, as object stores serve them (feature `async`).
@@ -736,7 +747,10 @@ where
     {
         grid.check_array(self.shape())?;
         let subset = Subset::whole(grid);
-        encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &unstored)
+        let sink = Sparse::new(|index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+            sink(index, bytes.as_deref())
+        });
+        encode_plain(self, &subset, fill, endian, &sink, &unstored)
     }
 
     fn encode_zarr_subset<E, R, F>(
@@ -751,7 +765,7 @@ where
     where
         E: From<Error> + Send,
         R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
-        F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+        F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync,
     {
         let subset = Subset::at(grid, origin, self.shape())?;
         encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &stored)

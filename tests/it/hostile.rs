@@ -540,7 +540,7 @@ pub fn subset(data: &[u8]) -> bool {
         endian,
         |index| Ok::<_, Error>((!is_missing(index)).then(|| bytes.clone())),
         |index, chunk_bytes| {
-            let chunk_bytes = chunk_bytes.map(<[u8]>::to_vec);
+            let chunk_bytes = chunk_bytes.map(|b| b.into_owned());
             written.lock().unwrap().push((index.to_vec(), chunk_bytes));
             Ok(())
         },

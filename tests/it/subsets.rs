@@ -8,6 +8,7 @@
 // One range per axis: a 1-d subset is an array of one range.
 #![allow(clippy::single_range_in_vec_init)]
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Mutex;
@@ -259,7 +260,7 @@ fn check<A: Bits>(
                 let first = written
                     .lock()
                     .unwrap()
-                    .insert(index.to_vec(), bytes.map(<[u8]>::to_vec));
+                    .insert(index.to_vec(), bytes.map(|b| b.into_owned()));
                 assert!(first.is_none(), "chunk {index:?} twice");
                 Ok(())
             },
@@ -387,7 +388,7 @@ fn a_grid_far_larger_than_memory() {
             written
                 .lock()
                 .unwrap()
-                .insert(index.to_vec(), bytes.map(<[u8]>::to_vec));
+                .insert(index.to_vec(), bytes.map(|b| b.into_owned()));
             Ok(())
         },
     )
@@ -427,7 +428,8 @@ fn subset_errors_name_what_is_wrong_before_any_chunk_is_asked_for() {
     let grid = ChunkGrid::new(&[10, 8], &[4, 4]).unwrap();
     let e = Endian::Little;
     let never = |_: &[usize]| -> Result<Option<Vec<u8>>, Error> { panic!("no chunk expected") };
-    let no_sink = |_: &[usize], _: Option<&[u8]>| -> Result<(), Error> { panic!("no chunk") };
+    let no_sink =
+        |_: &[usize], _: Option<Cow<'_, [u8]>>| -> Result<(), Error> { panic!("no chunk") };
     // Reading into a new array: the subset against the grid and the array type.
     assert!(matches!(
         Array2::<u16>::from_zarr_subset(&grid, &[0..2], 0, e, never),
@@ -747,7 +749,7 @@ fn every_data_type_through_the_runtime_calls() {
                             let old = written
                                 .lock()
                                 .unwrap()
-                                .insert(index.to_vec(), bytes.map(<[u8]>::to_vec));
+                                .insert(index.to_vec(), bytes.map(|b| b.into_owned()));
                             assert!(old.is_none(), "{index:?} twice");
                             Ok(())
                         },

@@ -339,8 +339,8 @@ fn peer_sparse_decode(g: &mut GridState, decode: Decode<f32>) -> Option<ArrayD<f
 /// is lent every chunk the box touches.
 fn crate_subset_encode(g: &GridState, sink: &dyn Sink) {
     let stored = |index: &[usize]| Ok::<_, Error>(Some(g.read(index)));
-    let sink = |index: &[usize], bytes: Option<&[u8]>| {
-        sink.lent(index, bytes);
+    let sink = |index: &[usize], bytes: Option<std::borrow::Cow<'_, [u8]>>| {
+        sink.lent(index, bytes.as_deref());
         Ok::<(), Error>(())
     };
     g.patch

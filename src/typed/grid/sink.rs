@@ -1,5 +1,8 @@
-//! Where encoded chunks go: each in a `Vec` of its own, or lent from buffers that are
-//! reused, with the chunks of only the fill value handed over as `None`.
+//! Where encoded chunks go: each in a `Vec` of its own, or with the chunks of only the
+//! fill value handed over as `None`, the others lent from buffers that are reused or, for
+//! a stored chunk updated in place, handed over as they are.
+
+use std::borrow::Cow;
 
 use crate::typed::grid::part::Spare;
 use crate::Error;
@@ -67,8 +70,9 @@ where
     }
 }
 
-/// A sink of the chunks that hold more than the fill value, lent from buffers that are
-/// reused: a thread takes the one put back last, still in its cache.
+/// A sink of the chunks that hold more than the fill value: those made from the array lent
+/// from buffers that are reused (a thread takes the one put back last, still in its
+/// cache), those stored and updated in place handed over owned.
 pub(crate) struct Sparse<F> {
     sink: F,
     spare: Spare,
@@ -86,7 +90,7 @@ impl<F> Sparse<F> {
 impl<E, F> Sink<E> for Sparse<F>
 where
     E: From<Error>,
-    F: Fn(&[usize], Option<&[u8]>) -> Result<(), E> + Sync,
+    F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync,
 {
     fn skips_fill(&self) -> bool {
         true
@@ -106,7 +110,7 @@ where
         let mut out = self.spare.take();
         out.resize(len, 0);
         let result = match encode(&mut out) {
-            Ok(()) => (self.sink)(index, Some(&out)),
+            Ok(()) => (self.sink)(index, Some(Cow::Borrowed(&out))),
             Err(e) => Err(in_chunk(index, e).into()),
         };
         self.spare.give(out);
@@ -120,7 +124,7 @@ where
         update: impl FnOnce(&mut [u8]) -> Result<bool, Error>,
     ) -> Result<(), E> {
         let fills = update(&mut stored).map_err(|e| in_chunk(index, e))?;
-        (self.sink)(index, (!fills).then_some(stored.as_slice()))
+        (self.sink)(index, (!fills).then_some(Cow::Owned(stored)))
     }
 }
 
