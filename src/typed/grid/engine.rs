@@ -4,6 +4,8 @@
 //! subset of all of it. The readers and writers the caller drives run the same per-part
 //! code on the parts the caller puts or asks for.
 
+use std::ops::Range;
+
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 
 use crate::check::{checked_len, checked_size};
@@ -221,25 +223,13 @@ impl<'g, A: Item> Decoder<'g, A> {
         bytes: &[u8],
         scratch: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let chunk = self.subset.grid().chunk_shape();
         let region = self.subset.meet(at).region;
-        checked_size(chunk, A::BYTES, bytes)
-            .and_then(|_| {
-                decode_part(
-                    part,
-                    &self.kind,
-                    chunk,
-                    &region,
-                    bytes,
-                    self.endian,
-                    scratch,
-                )
-            })
-            .map_err(|e| in_chunk(self.index(at), e))
+        let chunk = self.subset.grid().chunk_shape();
+        self.decode(at, part, chunk, &region, bytes, scratch)
     }
 
     /// Chunk `at`'s part from `bytes`, its byte ranges in the chunk one after the other:
-    /// the part's elements in C order. The length is checked before anything is written.
+    /// the part's elements in C order, as a chunk of the part's shape.
     pub(crate) fn ranges(
         &self,
         at: &[usize],
@@ -254,19 +244,23 @@ impl<'g, A: Item> Decoder<'g, A> {
             .iter()
             .map(|r| r.len())
             .collect();
-        let whole = corner(&shape);
-        checked_size(&shape, A::BYTES, bytes)
-            .and_then(|_| {
-                decode_part(
-                    part,
-                    &self.kind,
-                    &shape,
-                    &whole,
-                    bytes,
-                    self.endian,
-                    scratch,
-                )
-            })
+        self.decode(at, part, &shape, &corner(&shape), bytes, scratch)
+    }
+
+    /// `region` of a chunk of shape `chunk` from its `bytes` into `part`, the length checked
+    /// first; errors name chunk `at`.
+    fn decode(
+        &self,
+        at: &[usize],
+        part: ArrayViewMut<'_, A, IxDyn>,
+        chunk: &[usize],
+        region: &[Range<usize>],
+        bytes: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let (kind, endian) = (&self.kind, self.endian);
+        checked_size(chunk, A::BYTES, bytes)
+            .and_then(|_| decode_part(part, kind, chunk, region, bytes, endian, scratch))
             .map_err(|e| in_chunk(self.index(at), e))
     }
 }
