@@ -35,16 +35,21 @@
 //!   data type is known only at run time, of every data type the Zarr ecosystem writes
 //!   through the codec ([`StructArray`], [`FixedLength`], [`RawArray`], [`minifloat`]), with
 //!   [`DynArray::full`] for the `fill_value` of a missing chunk and
-//!   [`BytesCodec::decode_region_dyn`] for part of one.
+//!   [`BytesCodec::decode_region_dyn`] for part of one; [`BytesCodec::endian_for`] and
+//!   [`BytesCodec::fill_value`] turn `zarr.json`'s terms into the typed calls' arguments.
+//! - [`SubsetReader`] and [`SubsetWriter`] (and [`DynSubsetReader`], [`DynSubsetWriter`]):
+//!   a subset's chunks, each a [`ChunkPart`], planned by the crate and fetched or stored by
+//!   the caller, as object stores want: many requests in flight, in any order, each chunk
+//!   decoded into its own part as it arrives. With the `async` feature one call drives them.
 //! - [`Element`]: the element types; [`Endian`]: the byte order; [`Error`]: what can go
 //!   wrong.
-//! - [`prelude`]: every extension trait above, [`Endian`] and [`ChunkGrid`] in one
-//!   `use zarr_bytes::prelude::*;`.
+//! - [`prelude`]: every extension trait above, [`Element`], [`Endian`] and [`ChunkGrid`]
+//!   in one `use zarr_bytes::prelude::*;`.
 //!
 //! Every call that encodes or decodes takes the array first (`self`, for a method) where it
 //! has one, else the bytes, else what describes them (a grid, data type or shape), and the
-//! byte order last, followed only by the closures that fetch or take chunks (`source`,
-//! `stored`, `sink`); the one exception is [`encode_region_into`], which takes the chunk's
+//! byte order last, followed only by the number of requests in flight and the closures
+//! that fetch or take chunks (`source`, `fetch`, `stored`, `sink`); the one exception is [`encode_region_into`], which takes the chunk's
 //! bytes it writes into first and the array fourth. [`BytesCodec`]'s conversions take no
 //! byte order: the codec holds it.
 //!
@@ -192,6 +197,18 @@
 //! thread; `encode_zarr_subset` a chunk's buffer and such a buffer per thread, the chunks
 //! it updates being the store's own.
 //!
+//! # The closures that fetch and store chunks
+//!
+//! `source`, `stored`, `sink` and `fetch` return the caller's own error type `E`, handed
+//! back as it is; the crate's errors reach it through `E: From<Error>`, so
+//! [`Error`] itself, `anyhow::Error`, `Box<dyn std::error::Error + Send + Sync>` or an enum
+//! of your own with a `From<zarr_bytes::Error>` all work, and [`Error`] converts from
+//! `std::io::Error` for a store of files. A closure passed inline needs no annotation; one
+//! bound with `let` first needs its argument typed, `|index: &[usize]| ...`, as Rust then
+//! infers one lifetime for the reference instead of any, and the call would not accept it.
+//! [`SubsetReader`] and [`SubsetWriter`] take no closure at all: the caller fetches and
+//! puts, in any order, from any thread or task.
+//!
 //! # Cargo Features
 //!
 //! - `rayon` (off by default): conversions of 2 MiB and more are split across the rayon
@@ -199,6 +216,12 @@
 //!   invalid `bool` byte reported are the same as on one thread. The chunks of a
 //!   [`ChunkGrid`] are shared across the pool, each converted on one thread; the sink and
 //!   the source are then called from several threads, in any order.
+//! - `async` (off by default; `futures-util` only, no runtime): `from_zarr_subset_async`,
+//!   `decode_zarr_subset_into_async`, `encode_zarr_subset_async` and the `_dyn_async`
+//!   calls of [`BytesCodec`] keep up to `in_flight` chunk requests pending, as object
+//!   stores need, on any executor. The fetching futures and the decoding of each chunk run
+//!   on the thread that polls the call's future; with `rayon`, one large chunk's
+//!   conversion may still be split across the pool.
 //!
 //! # Limitations
 //!

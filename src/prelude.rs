@@ -1,4 +1,5 @@
-//! Every extension trait of the crate, [`Endian`] and [`ChunkGrid`], in one import.
+//! Every extension trait of the crate, [`Element`] (for `f32::DATA_TYPE`), [`Endian`] and
+//! [`ChunkGrid`], in one import.
 //!
 //! The traits' methods are called on ndarray's own types, so each trait must be in scope
 //! where its methods are called: `use zarr_bytes::prelude::*;` brings them all.
@@ -24,5 +25,5 @@
 
 pub use crate::{
     BytesDecode, BytesDecodeInto, BytesEncode, BytesView, BytesViewMut, ChunkDecode,
-    ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian,
+    ChunkDecodeInto, ChunkEncode, ChunkGrid, Element, Endian,
 };

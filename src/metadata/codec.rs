@@ -76,6 +76,60 @@ impl BytesCodec {
         Ok(())
     }
 
+    /// The byte order the chunks of `data_type` are in: this codec's `endian`, or where
+    /// `zarr.json` may leave it out, the one that applies (any for one-byte types and raw
+    /// bits, which are never swapped: the machine's; little for the legacy `structured`
+    /// type). What the typed calls take as their `endian`.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use zarr_bytes::{BytesCodec, DataType, Endian};
+    ///
+    /// let codec: BytesCodec = serde_json::from_str(r#"{"name": "bytes"}"#).unwrap();
+    /// assert!(codec.endian_for(&DataType::UInt8).is_ok());
+    /// assert!(codec.endian_for(&DataType::Float32).is_err()); // multi-byte: endian required
+    /// let big = BytesCodec::new(Endian::Big);
+    /// assert_eq!(big.endian_for(&DataType::Float32)?, Endian::Big);
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn endian_for(&self, data_type: &DataType) -> Result<Endian, Error> {
+        self.validate(data_type)?;
+        Ok(self.order_of(data_type))
+    }
+
+    /// The fill value of `zarr.json`'s `fill_value` as one element of type `A`: what the
+    /// typed chunk calls take as their `fill`, in any of the forms
+    /// [`DynArray::full`](crate::DynArray::full) reads (numbers, `"NaN"`, `"0x7fc00001"`,
+    /// `[re, im]`, base64 raw bits, ...).
+    ///
+    /// # Errors
+    ///
+    /// As [`full_dyn`](Self::full_dyn) for `A`'s data type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use zarr_bytes::{BytesCodec, Endian};
+    ///
+    /// let codec = BytesCodec::new(Endian::Little);
+    /// assert!(codec.fill_value::<f32>(&json!("NaN"))?.is_nan());
+    /// assert_eq!(codec.fill_value::<f64>(&json!("0x3ff0000000000000"))?, 1.0);
+    /// assert_eq!(codec.fill_value::<u16>(&json!(7))?, 7);
+    /// assert!(codec.fill_value::<u8>(&json!(300)).is_err());
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn fill_value<A: Element>(&self, fill_value: &serde_json::Value) -> Result<A, Error> {
+        let one = self.full_dyn(&A::DATA_TYPE, &[], fill_value)?;
+        let bytes = one.encode(Endian::NATIVE)?;
+        Ok(ndarray::Array0::<A>::from_zarr_bytes(&bytes, (), Endian::NATIVE)?.into_scalar())
+    }
+
     /// The byte order to convert with, once validated (any will do when none applies).
     fn order(&self) -> Endian {
         self.endian.unwrap_or(Endian::NATIVE)
