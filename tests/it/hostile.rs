@@ -582,3 +582,274 @@ pub fn subset(data: &[u8]) -> bool {
     );
     moved
 }
+
+/// A reader and a writer the caller drives, over a subset of a chunk grid of arbitrary,
+/// even huge, array and chunk shapes at an arbitrary origin, called with arbitrary indices
+/// (of the subset's chunks or not, of any rank) and bytes of arbitrary lengths, in an
+/// arbitrary order. Every call returns; each `Ok` is checked: a part put, element by element
+/// once the reader is done, against the bytes it came from; a chunk made or updated
+/// against the subset's elements and the bytes it started from. An `Err` leaves the output
+/// and the buffer lent to `update` as they were. Returns whether a reader or writer was made.
+pub fn driven(data: &[u8]) -> bool {
+    use ndarray::{ArrayD, IxDyn};
+    use zarr_bytes::{ChunkGrid, ChunkPart, Error, SubsetReader, SubsetWriter};
+    const FILL: u16 = 0xabcd;
+    const BLANK: u16 = 0x5a5a;
+    let mut input = Input(data);
+    let ndim = input.byte() % 4;
+    let shape: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let chunk: Vec<usize> = (0..ndim).map(|_| input.len()).collect();
+    let rank = ndim + u8::from(input.byte() % 8 == 0);
+    let mut origin: Vec<usize> = (0..rank).map(|_| input.len()).collect();
+    let mut lens: Vec<usize> = (0..rank).map(|_| input.len()).collect();
+    // Half the time a subset inside the array, so that most calls get past `new`.
+    if input.byte() % 2 == 0 {
+        for k in 0..shape.len().min(origin.len()) {
+            origin[k] %= shape[k].saturating_add(1);
+            let room = shape[k] - origin[k];
+            lens[k] = room.checked_add(1).map_or(lens[k], |m| lens[k] % m);
+        }
+    }
+    let endian = input.endian();
+    let Ok(grid) = ChunkGrid::new(&shape, &chunk) else {
+        return false;
+    };
+    // The product of the non-zero lengths, as ndarray checks a shape.
+    let small = lens
+        .iter()
+        .filter(|&&n| n != 0)
+        .try_fold(1usize, |n, &k| n.checked_mul(k))
+        .is_some_and(|n| n <= 4096);
+    if !small {
+        return false;
+    }
+    // A chunk's bytes, where few enough to make one.
+    let chunk_len = chunk
+        .iter()
+        .try_fold(2usize, |n, &k| n.checked_mul(k))
+        .filter(|&n| n <= 1 << 14);
+    // Bytes of a length the input picks: a chunk's, a part's, one off either, or any few.
+    let bytes = |input: &mut Input<'_>, part: usize| -> Vec<u8> {
+        let seed = input.byte();
+        let len = match input.byte() % 5 {
+            0 => chunk_len.unwrap_or(part),
+            1 => part,
+            2 => chunk_len.map_or(part + 1, |n| n - 1),
+            3 => part.saturating_sub(1),
+            _ => usize::from(input.byte()),
+        };
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(seed) ^ seed.rotate_left(3))
+            .collect()
+    };
+    // An index of one of `parts` half the time, else any, of the grid's rank or not.
+    let pick = |input: &mut Input<'_>, parts: &[ChunkPart]| -> Vec<usize> {
+        match input.byte() % 4 {
+            0 | 1 if !parts.is_empty() => {
+                parts[usize::from(input.byte()) % parts.len()].index.clone()
+            }
+            _ => {
+                let n = usize::from(ndim) + usize::from(input.byte() % 8 == 0);
+                (0..n).map(|_| input.len()).collect()
+            }
+        }
+    };
+    let offset =
+        |at: &[usize], shape: &[usize]| at.iter().zip(shape).fold(0, |o, (&i, &n)| o * n + i);
+    let value = |b: &[u8], at: usize| {
+        let b = [b[2 * at], b[2 * at + 1]];
+        match endian {
+            Endian::Little => u16::from_le_bytes(b),
+            Endian::Big => u16::from_be_bytes(b),
+        }
+    };
+    let cells = |p: &ChunkPart| p.in_chunk.iter().map(|r| r.len()).product::<usize>();
+    // Each index of a box's shape, with its start added.
+    let each = |box_: &[Range<usize>]| {
+        let lens: Vec<usize> = box_.iter().map(|r| r.len()).collect();
+        let starts: Vec<usize> = box_.iter().map(|r| r.start).collect();
+        ndarray::indices(IxDyn(&lens)).into_iter().map(move |i| {
+            let local: Vec<usize> = i.as_array_view().to_vec();
+            let at: Vec<usize> = local.iter().zip(&starts).map(|(&i, &s)| i + s).collect();
+            (local, at)
+        })
+    };
+
+    // The reader: the parts put, each with the bytes it was put with and whether they
+    // were the part's alone.
+    let mut out = ArrayD::<u16>::from_elem(IxDyn(&lens), BLANK);
+    let mut made = None;
+    let mut put: Vec<(ChunkPart, Option<Vec<u8>>, bool)> = Vec::new();
+    if let Ok(reader) = SubsetReader::new(out.view_mut(), &grid, &origin, FILL, endian) {
+        let parts: Vec<ChunkPart> = reader.parts().collect();
+        for _ in 0..input.byte() % 24 {
+            let op = input.byte() % 4;
+            let index = pick(&mut input, &parts);
+            let part = parts.iter().find(|p| p.index == index);
+            let part_len = part.map_or(0, |p| 2 * cells(p));
+            let (result, given, alone) = match op {
+                0 => {
+                    let b = bytes(&mut input, part_len);
+                    (reader.put(&index, Some(&b)), Some(b), false)
+                }
+                1 => (reader.put(&index, None), None, false),
+                2 => {
+                    let b = bytes(&mut input, part_len);
+                    (reader.put_part(&index, &b), Some(b), true)
+                }
+                _ => {
+                    if let Ok(ranges) = reader.byte_ranges(&index) {
+                        // Non-empty, increasing, inside the chunk, the part's bytes.
+                        let total: usize = ranges.iter().map(|r| r.len()).sum();
+                        assert_eq!(total, part_len);
+                        for (r, next) in ranges.iter().zip(ranges.iter().skip(1)) {
+                            assert!(r.start < r.end && r.end < next.start);
+                        }
+                        let end = ranges.last().map_or(0, |r| r.end);
+                        let size = chunk.iter().try_fold(2usize, |n, &k| n.checked_mul(k));
+                        assert!(size.map_or(true, |n| end <= n));
+                    }
+                    continue;
+                }
+            };
+            let twice = put.iter().any(|(p, _, _)| p.index == index);
+            match (result, part) {
+                (Ok(()), Some(part)) => {
+                    assert!(!twice, "{index:?} put twice");
+                    let len = given.as_ref().map(Vec::len);
+                    let want = if alone {
+                        part_len
+                    } else {
+                        chunk_len.unwrap_or(0)
+                    };
+                    assert!(len.map_or(true, |n| n == want));
+                    put.push((part.clone(), given, alone));
+                }
+                (Ok(()), None) => panic!("{index:?} is no part"),
+                (Err(e), None) => assert!(matches!(e, Error::NotInSubset { .. }), "{e}"),
+                (Err(e), Some(_)) if twice => assert!(matches!(e, Error::PutTwice { .. }), "{e}"),
+                (Err(e), Some(_)) => assert!(matches!(e, Error::InChunk { .. }), "{e}"),
+            }
+        }
+        let first = parts
+            .iter()
+            .find(|p| put.iter().all(|(q, _, _)| q.index != p.index));
+        match (reader.finish(), first) {
+            (Ok(()), None) => {}
+            (Err(Error::NotPut { index }), Some(p)) => assert_eq!(*index, p.index[..]),
+            (r, p) => panic!("finish: {r:?}, first not put {p:?}"),
+        }
+        made = Some(parts);
+    }
+    // Each part put holds what it was put with; every other element is as it was.
+    let mut expected = ArrayD::<u16>::from_elem(IxDyn(&lens), BLANK);
+    for (part, given, alone) in &put {
+        let part_shape: Vec<usize> = part.in_chunk.iter().map(|r| r.len()).collect();
+        for (local, at) in each(&part.in_subset) {
+            expected[IxDyn(&at)] = match given {
+                None => FILL,
+                Some(b) if *alone => value(b, offset(&local, &part_shape)),
+                Some(b) => {
+                    let in_chunk: Vec<usize> = local
+                        .iter()
+                        .zip(&part.in_chunk)
+                        .map(|(&i, r)| i + r.start)
+                        .collect();
+                    value(b, offset(&in_chunk, &chunk))
+                }
+            };
+        }
+    }
+    assert_eq!(out, expected);
+
+    // `bool`s from arbitrary bytes: some invalid.
+    let mut flags = ArrayD::from_elem(IxDyn(&lens), false);
+    if let Ok(reader) = SubsetReader::new(flags.view_mut(), &grid, &origin, true, endian) {
+        for part in reader.parts().take(8).collect::<Vec<_>>() {
+            let b = bytes(&mut input, cells(&part));
+            let _ = reader.put(&part.index, Some(&b));
+            let _ = reader.put_part(&part.index, &b);
+        }
+        let _ = reader.finish();
+    }
+
+    // The writer, of the fill value, of values, or of both.
+    let mode = input.byte() % 3;
+    let x = ArrayD::from_shape_fn(IxDyn(&lens), |i| {
+        let h = i
+            .as_array_view()
+            .iter()
+            .fold(7u16, |h, &k| h.wrapping_mul(31) ^ k as u16);
+        match mode {
+            0 => FILL,
+            1 => h,
+            _ if h % 4 == 0 => h,
+            _ => FILL,
+        }
+    });
+    let Ok(writer) = SubsetWriter::new(x.view(), &grid, &origin, FILL, endian) else {
+        return made.is_some();
+    };
+    let parts: Vec<ChunkPart> = writer.parts().collect();
+    if let Some(read) = &made {
+        assert_eq!(&parts, read);
+    }
+    // `start` with the part's elements written, and whether its part inside the array then
+    // holds only the fill value.
+    let written = |part: &ChunkPart, mut start: Vec<u8>| {
+        for (local, at) in each(&part.in_subset) {
+            let in_chunk: Vec<usize> = local
+                .iter()
+                .zip(&part.in_chunk)
+                .map(|(&i, r)| i + r.start)
+                .collect();
+            let o = 2 * offset(&in_chunk, &chunk);
+            let v = match endian {
+                Endian::Little => x[IxDyn(&at)].to_le_bytes(),
+                Endian::Big => x[IxDyn(&at)].to_be_bytes(),
+            };
+            start[o..o + 2].copy_from_slice(&v);
+        }
+        let region = grid.region(&part.index).expect("a chunk of the grid");
+        let fills = each(&region.iter().map(|r| 0..r.len()).collect::<Vec<_>>())
+            .all(|(local, _)| value(&start, offset(&local, &chunk)) == FILL);
+        (start, fills)
+    };
+    for _ in 0..input.byte() % 24 {
+        let index = pick(&mut input, &parts);
+        let part = parts.iter().find(|p| p.index == index);
+        match (input.byte() % 2, chunk_len) {
+            (0, Some(len)) => match (writer.encode(&index), part) {
+                (Ok(got), Some(part)) => {
+                    let fill: Vec<u8> = match endian {
+                        Endian::Little => FILL.to_le_bytes(),
+                        Endian::Big => FILL.to_be_bytes(),
+                    }
+                    .repeat(len / 2);
+                    let (want, fills) = written(part, fill);
+                    assert_eq!(got, (!fills).then_some(want));
+                }
+                (Ok(_), None) => panic!("{index:?} is no part"),
+                (Err(e), part) => {
+                    assert!(
+                        part.is_none() && matches!(e, Error::NotInSubset { .. }),
+                        "{e}"
+                    )
+                }
+            },
+            _ => {
+                let mut buffer = bytes(&mut input, 2 * part.map_or(0, cells));
+                let before = buffer.clone();
+                match (writer.update(&index, &mut buffer), part) {
+                    (Ok(fills), Some(part)) => {
+                        assert_eq!(Some(before.len()), chunk_len);
+                        assert_eq!((buffer, fills), written(part, before));
+                    }
+                    (Ok(_), None) => panic!("{index:?} is no part"),
+                    (Err(_), _) => assert_eq!(buffer, before),
+                }
+            }
+        }
+    }
+    true
+}

@@ -9,6 +9,7 @@ mod architecture;
 mod codec;
 mod data_types;
 mod driven;
+mod driven_properties;
 mod elements;
 mod errors;
 mod extension_values;

@@ -166,3 +166,16 @@ fn subsets_never_panic() {
         .count();
     assert!(ok * 50 > cases(), "{ok} of {} moved a subset", cases());
 }
+
+#[test]
+fn driven_readers_and_writers_never_panic() {
+    let mut rng = SplitMix(7);
+    let ok = (0..cases())
+        .filter(|_| crate::hostile::driven(&rng.bytes(300)))
+        .count();
+    assert!(
+        ok * 50 > cases(),
+        "{ok} of {} made a reader or writer",
+        cases()
+    );
+}
