@@ -3,6 +3,7 @@
 //! the owner once; text, structs and elements that move through a copy are pasted, each
 //! part decoded or encoded on its own.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
@@ -288,8 +289,8 @@ impl<'a> ElementsInto<'a> for MakeParts<'_> {
 
     fn visit<A: Item>(self, a: ArrayViewMutD<'a, A>, kind: Kind<A>) -> Self::Out {
         let subset = owned_subset(&kind, self.subset, a.shape())?;
-        let fill = fill_elements(&kind, self.fill, self.endian);
-        let decoder = Decoder::new(subset, kind, &fill, self.endian, self.before)?;
+        let fill = Cow::Owned(fill_elements(&kind, self.fill, self.endian));
+        let decoder = Decoder::new(Cow::Owned(subset), kind, fill, self.endian, self.before)?;
         Ok(Box::new(Parts::new(a, decoder)))
     }
 }

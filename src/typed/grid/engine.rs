@@ -4,6 +4,7 @@
 //! subset of all of it. The readers and writers the caller drives run the same per-part
 //! code on the parts the caller puts or asks for.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
@@ -22,7 +23,8 @@ use crate::{ChunkGrid, Endian, Error};
 /// What encoding the parts of a subset needs: its plan, the fill value's bytes and
 /// patterns, and which chunks hold data, found in one pass where the array allows.
 pub(crate) struct Encoder<'g, A> {
-    pub(crate) subset: Subset<'g>,
+    /// Borrowed by the blocking walk, owned by a writer.
+    pub(crate) subset: Cow<'g, Subset<'g>>,
     kind: Kind<A>,
     /// One element's bytes, or a raw element's.
     fill: Vec<u8>,
@@ -46,7 +48,7 @@ impl<'g, A: Item> Encoder<'g, A> {
     ///
     /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes.
     pub(crate) fn new(
-        subset: Subset<'g>,
+        subset: Cow<'g, Subset<'g>>,
         kind: Kind<A>,
         fill: &[u8],
         endian: Endian,
@@ -151,11 +153,12 @@ impl<'g, A: Item> Encoder<'g, A> {
 }
 
 /// What decoding the parts of a subset needs: its plan and the fill value.
-pub(crate) struct Decoder<'g, A> {
-    pub(crate) subset: Subset<'g>,
+pub(crate) struct Decoder<'g, A: Clone> {
+    /// Borrowed by the blocking walk, owned by a reader; so is the fill value.
+    pub(crate) subset: Cow<'g, Subset<'g>>,
     kind: Kind<A>,
     /// One element, or a raw element's bytes.
-    fill: Vec<A>,
+    fill: Cow<'g, [A]>,
     endian: Endian,
     /// Whether the parts of missing chunks already hold the fill value: zeroed memory
     /// nothing has written, and a fill value of zero bytes.
@@ -170,9 +173,9 @@ impl<'g, A: Item> Decoder<'g, A> {
     ///
     /// [`Error::ShapeOverflow`] for a chunk larger than `isize::MAX` bytes.
     pub(crate) fn new(
-        subset: Subset<'g>,
+        subset: Cow<'g, Subset<'g>>,
         kind: Kind<A>,
-        fill: &[A],
+        fill: Cow<'g, [A]>,
         endian: Endian,
         before: Before,
     ) -> Result<Self, Error> {
@@ -181,11 +184,11 @@ impl<'g, A: Item> Decoder<'g, A> {
         // A fill value of zero bytes is already in zeroed memory: writing it again would
         // only make the system hand over pages the missing chunks never needed.
         let filled = matches!(before, Before::Zeroed)
-            && A::as_bytes(fill).is_some_and(|bytes| bytes.iter().all(|&b| b == 0));
+            && A::as_bytes(&fill).is_some_and(|bytes| bytes.iter().all(|&b| b == 0));
         Ok(Decoder {
             subset,
             kind,
-            fill: fill.to_vec(),
+            fill,
             endian,
             filled,
             rank,
@@ -286,7 +289,7 @@ where
     R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let scan = sink.skips_fill().then(|| array.view());
-    let encoder = Encoder::new(subset.clone(), kind.clone(), fill, endian, scan)?;
+    let encoder = Encoder::new(Cow::Borrowed(subset), kind.clone(), fill, endian, scan)?;
     let spare = Spare::default();
     walk::each(subset, array, &|at, part: ArrayView<'_, A, IxDyn>| {
         let meet = subset.meet(at);
@@ -328,7 +331,13 @@ where
     B: AsRef<[u8]>,
     F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
-    let decoder = Decoder::new(subset.clone(), kind.clone(), fill, endian, before)?;
+    let decoder = Decoder::new(
+        Cow::Borrowed(subset),
+        kind.clone(),
+        Cow::Borrowed(fill),
+        endian,
+        before,
+    )?;
     let spare = Spare::default();
     walk::each(subset, array, &|at, part: ArrayViewMut<'_, A, IxDyn>| {
         let Some(bytes) = source(decoder.index(at))? else {

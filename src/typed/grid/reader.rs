@@ -2,6 +2,7 @@
 //! that each chunk the caller puts, from any thread and in any order, is decoded straight
 //! into its own part by the engine's per-part code ([`Decoder`]).
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -89,15 +90,16 @@ impl<'a, A: Element, D: Dimension> SubsetReader<'a, A, D> {
         before: Before,
     ) -> Result<Self, Error> {
         let plan = Plan::new(subset, A::SIZE);
-        let subset = subset.clone().into_owned();
+        let subset = Cow::Owned(subset.clone().into_owned());
         let puts: Box<dyn Puts + 'a> = match in_units(view) {
             Ok(units) => {
-                let fill = [fill.to_in()];
-                let decoder = Decoder::new(subset, Kind::Plain, &fill, endian, before)?;
+                let fill = Cow::Owned(vec![fill.to_in()]);
+                let decoder = Decoder::new(subset, Kind::Plain, fill, endian, before)?;
                 Box::new(Parts::new(units, decoder))
             }
             Err(view) => {
-                let decoder = Decoder::new(subset, Kind::Plain, &[fill], endian, before)?;
+                let fill = Cow::Owned(vec![fill]);
+                let decoder = Decoder::new(subset, Kind::Plain, fill, endian, before)?;
                 Box::new(Parts::new(view, decoder))
             }
         };
@@ -232,7 +234,7 @@ pub(crate) trait Puts: Send + Sync {
 }
 
 /// An array of items cut into one part per chunk: what a reader of an element type holds.
-pub(crate) struct Parts<'a, A> {
+pub(crate) struct Parts<'a, A: Item> {
     decoder: Decoder<'static, A>,
     slots: Slots<ArrayViewMut<'a, A, IxDyn>>,
     spare: Spare,

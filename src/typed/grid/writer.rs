@@ -2,6 +2,7 @@
 //! or updated in the caller's own buffer, on whatever thread asks, by the engine's
 //! per-part code ([`Encoder`]).
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use ndarray::{ArrayView, CowArray, Dimension, IxDyn, Slice};
@@ -202,6 +203,7 @@ impl<'a, A: Item> Sources<'a, A> {
         fill: &[u8],
         endian: Endian,
     ) -> Result<Self, Error> {
+        let subset = Cow::Owned(subset);
         let encoder = Encoder::new(subset, kind, fill, endian, Some(array.view()))?;
         Ok(Sources {
             encoder,
