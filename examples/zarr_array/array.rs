@@ -1,57 +1,52 @@
-//! An array's chunks: a box of it read chunk by chunk straight into one array (the whole
-//! array is the box of all of it), an array written chunk by chunk straight into a copy
-//! through a chain of another byte order, or into a box of an existing array.
+//! An array's chunks in a store: a box of it read straight into one array (the whole array
+//! is the box of all of it), an array written straight into a copy through a chain of
+//! another byte order, or into a box of an existing array; up to `in_flight` requests to
+//! the store under way at once.
 
-use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zarr_bytes::{DynArray, Endian};
 
-use crate::ahead::ReadAhead;
 use crate::chain::{Chain, Counts};
-use crate::compress::Decoded;
 use crate::metadata::Metadata;
 use crate::store::Store;
 
 /// Decode the chunks `subset` touches into its array, and read no other; missing chunks
-/// hold the fill value. The chunk files are read ahead of the decoding on a few threads.
-/// An error names the chunk's file.
-pub fn read(
+/// hold the fill value. An error names the chunk's key.
+pub async fn read(
     meta: &Metadata,
     store: &Store,
     subset: &[Range<usize>],
+    in_flight: usize,
     counts: &Counts,
 ) -> Result<DynArray, String> {
-    let grid = meta.grid()?;
-    let order = meta.chain.chunk_order(&grid, subset)?;
-    let ahead = ReadAhead::new(order, |index: &[usize]| store.read(&meta.chunk_key(index)));
-    ahead.run(|ahead| {
-        // Relaxed counting: the counts are read once every chunk is done.
-        let fetch = |index: &[usize]| {
-            let bytes = ahead.get(index)?;
-            let count = if bytes.is_some() {
-                &counts.read
-            } else {
-                &counts.missing
-            };
-            count.fetch_add(1, Ordering::Relaxed);
-            Ok(bytes.map(Decoded::Owned))
+    // Relaxed counting: the counts are read once every chunk is done.
+    let fetch = |index: Vec<usize>| async move {
+        let bytes = store.get(&meta.chunk_key(&index)).await?;
+        let count = match bytes {
+            Some(_) => &counts.read,
+            None => &counts.missing,
         };
-        let name = |index: &[usize]| store.path(&meta.chunk_key(index)).display().to_string();
-        meta.chain
-            .decode(&meta.data_type, &grid, subset, fetch, name, counts)
-    })
+        count.fetch_add(1, Ordering::Relaxed);
+        Ok(bytes)
+    };
+    let name = |index: &[usize]| store.name(&meta.chunk_key(index));
+    let grid = meta.grid()?;
+    let data_type = &meta.data_type;
+    meta.chain
+        .read(data_type, &grid, subset, in_flight, fetch, name, counts)
+        .await
 }
 
-/// What writing did to the chunk files.
+/// What writing did to the chunks in the store.
 #[derive(Default)]
 pub struct Written {
-    /// Chunk (or shard) files written.
+    /// Chunks (or shards) stored.
     pub stored: AtomicUsize,
-    /// Chunks (or shards) of only the fill value, not written.
+    /// Chunks (or shards) of only the fill value, not stored.
     pub left_out: AtomicUsize,
-    /// Files of such chunks that were there before, erased.
+    /// Such chunks that were stored before, erased.
     pub erased: AtomicUsize,
     /// Chunks (or shards) covered in part, read to be updated.
     pub read: AtomicUsize,
@@ -60,25 +55,26 @@ pub struct Written {
 }
 
 /// Write `array` to `out` with the source's codec chain, its `bytes` codecs in byte order
-/// `endian`. Chunks that hold only the fill value are not written, and a file of one that
-/// is there from before is erased, as zarr-python does by default; with `write_empty`
-/// every chunk is written (its `write_empty_chunks=True`).
-pub fn write(
+/// `endian`. Chunks that hold only the fill value are not written, and one that is stored
+/// from before is erased, as zarr-python does by default; with `write_empty` every chunk
+/// is written (its `write_empty_chunks=True`).
+pub async fn write(
     meta: &Metadata,
     array: &DynArray,
     out: &Store,
     endian: Endian,
     write_empty: bool,
+    in_flight: usize,
 ) -> Result<Written, String> {
     let chain = meta.chain.with_endian(endian)?;
     let mut json = meta.json.clone();
     json["codecs"] = chain.to_json();
     json["data_type"] = serde_json::to_value(&meta.data_type).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-    out.write("zarr.json", text.as_bytes())?;
+    out.put("zarr.json", text.into_bytes()).await?;
     // The whole array covers every chunk whole: none is read.
     let origin = vec![0; meta.shape.len()];
-    encode(meta, &chain, array, out, &origin, write_empty)
+    encode(meta, &chain, array, out, &origin, write_empty, in_flight).await
 }
 
 /// Write `array` into the array `out` (whose metadata is `meta`) at `origin`, with its
@@ -86,17 +82,18 @@ pub fn write(
 /// covered in part are read and updated, those covered whole written from `array`, and
 /// those left holding only the fill value erased (unless `write_empty`); no other chunk
 /// is read or written, and `zarr.json` is kept.
-pub fn write_into(
+pub async fn write_into(
     meta: &Metadata,
     array: &DynArray,
     out: &Store,
     origin: &[usize],
     write_empty: bool,
+    in_flight: usize,
 ) -> Result<Written, String> {
     if array.data_type() != meta.data_type {
         return Err(format!(
             "{}: data type {} differs from the source's {}",
-            out.path("zarr.json").display(),
+            out.name("zarr.json"),
             meta.data_type,
             array.data_type()
         ));
@@ -112,48 +109,156 @@ pub fn write_into(
     if !fits {
         return Err(format!(
             "--at {origin:?}: an array of shape {shape:?} there does not fit in {} of shape {bounds:?}",
-            out.dir().display()
+            out.location()
         ));
     }
-    encode(meta, &meta.chain, array, out, origin, write_empty)
+    encode(
+        meta,
+        &meta.chain,
+        array,
+        out,
+        origin,
+        write_empty,
+        in_flight,
+    )
+    .await
 }
 
 /// Encode `array` into `out` at `origin` through `chain`: the chunks covered in part are
-/// read from `out`.
-fn encode(
+/// read from `out`. Each chunk is stored whole once made, or erased.
+async fn encode(
     meta: &Metadata,
     chain: &Chain,
     array: &DynArray,
     out: &Store,
     origin: &[usize],
     write_empty: bool,
+    in_flight: usize,
 ) -> Result<Written, String> {
     let written = Written::default();
-    let stored = |index: &[usize]| {
-        let bytes = out.read(&meta.chunk_key(index))?;
-        let count = if bytes.is_some() {
-            &written.read
-        } else {
-            &written.missing
+    let counts = &written;
+    let stored = |index: Vec<usize>| async move {
+        let bytes = out.get(&meta.chunk_key(&index)).await?;
+        let count = match bytes {
+            Some(_) => &counts.read,
+            None => &counts.missing,
         };
         count.fetch_add(1, Ordering::Relaxed);
-        Ok(bytes.map(Decoded::Owned))
+        Ok(bytes)
     };
-    let sink = |index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
-        let key = meta.chunk_key(index);
+    let sink = |index: Vec<usize>, bytes: Option<Vec<u8>>| async move {
+        let key = meta.chunk_key(&index);
         let Some(bytes) = bytes else {
-            written.left_out.fetch_add(1, Ordering::Relaxed);
-            if out.remove(&key)? {
-                written.erased.fetch_add(1, Ordering::Relaxed);
+            counts.left_out.fetch_add(1, Ordering::Relaxed);
+            if out.delete(&key).await? {
+                counts.erased.fetch_add(1, Ordering::Relaxed);
             }
             return Ok(());
         };
-        out.write(&key, &bytes)?;
-        written.stored.fetch_add(1, Ordering::Relaxed);
+        out.put(&key, bytes).await?;
+        counts.stored.fetch_add(1, Ordering::Relaxed);
         Ok(())
     };
-    let name = |index: &[usize]| out.path(&meta.chunk_key(index)).display().to_string();
+    let name = |index: &[usize]| out.name(&meta.chunk_key(index));
     let grid = meta.grid()?;
-    chain.encode(array.view(), &grid, origin, write_empty, stored, sink, name)?;
+    let view = array.view();
+    chain
+        .write(
+            view,
+            &grid,
+            origin,
+            write_empty,
+            in_flight,
+            stored,
+            sink,
+            name,
+        )
+        .await?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use ndarray::Array2;
+    use object_store::memory::InMemory;
+    use object_store::path::Path;
+    use object_store::throttle::{ThrottleConfig, ThrottledStore};
+    use serde_json::json;
+
+    use super::*;
+    use crate::subset;
+
+    /// What each get and put waits before it starts, as a request to a remote store does.
+    const LATENCY: Duration = Duration::from_millis(20);
+    /// Chunks (or shards) of the array: 64 × 64 in chunks of 8 × 8.
+    const CHUNKS: u32 = 64;
+
+    /// An array of 64 chunks, written to a store of `LATENCY` in `in_flight` requests at
+    /// once and read back; how long the write and the read took.
+    async fn round_trip(codecs: serde_json::Value, in_flight: usize) -> (Duration, Duration) {
+        let config = ThrottleConfig {
+            wait_get_per_call: LATENCY,
+            wait_put_per_call: LATENCY,
+            ..ThrottleConfig::default()
+        };
+        let objects = Arc::new(ThrottledStore::new(InMemory::new(), config));
+        let store = Store::new(objects, Path::from("array.zarr"), "array.zarr");
+        let meta = json!({
+            "zarr_format": 3,
+            "node_type": "array",
+            "shape": [64, 64],
+            "data_type": "uint16",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 8]}},
+            "chunk_key_encoding": {"name": "default"},
+            "fill_value": 0,
+            "codecs": codecs,
+        });
+        store
+            .put("zarr.json", meta.to_string().into())
+            .await
+            .unwrap();
+        let meta = Metadata::read(&store).await.unwrap();
+        // No chunk of only the fill value: every one is stored.
+        let array = Array2::from_shape_fn((64, 64), |(i, j)| (64 * i + j + 1) as u16);
+        let array = DynArray::from(array.into_dyn());
+
+        let start = Instant::now();
+        let written = write_into(&meta, &array, &store, &[0, 0], false, in_flight).await;
+        let write = start.elapsed();
+        assert_eq!(written.unwrap().stored.into_inner(), CHUNKS as usize);
+
+        let (counts, whole) = (Counts::default(), subset::whole(&meta.shape));
+        let start = Instant::now();
+        let back = read(&meta, &store, &whole, in_flight, &counts)
+            .await
+            .unwrap();
+        let read = start.elapsed();
+        assert_eq!(back, array);
+        assert_eq!(counts.read.into_inner(), CHUNKS as usize);
+        (write, read)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn requests_stay_in_flight() {
+        let chunks = json!([{"name": "bytes", "configuration": {"endian": "little"}},
+                            {"name": "zstd", "configuration": {"level": 1}}]);
+        let shards = json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 4],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "big"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                             {"name": "crc32c"}],
+        }}]);
+        // 16 in flight: four rounds of requests where one at a time waits for 64.
+        let bound = CHUNKS * LATENCY / 4;
+        for codecs in [chunks.clone(), shards] {
+            let (write, read) = round_trip(codecs, 16).await;
+            assert!(write < bound, "writing took {write:?}");
+            assert!(read < bound, "reading took {read:?}");
+        }
+        let (write, read) = round_trip(chunks, 1).await;
+        assert!(write >= CHUNKS * LATENCY && read >= CHUNKS * LATENCY);
+    }
 }

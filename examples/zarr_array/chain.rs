@@ -8,12 +8,21 @@
 //! same way (a `DynArrayView` changes only its strides), and the stored chunk is a plain
 //! region of that view. A shard is a region of it too, and its inner chunks regions of
 //! the shard's: every level of a chain works on a view of the one array.
+//!
+//! The array's own chunks (or shards) come from a store: `read` and `write` keep up to
+//! `in_flight` of them under way at once, through the library's async calls (or, for
+//! shards, the same combinators), and run the bytes-to-bytes codecs on the runtime's
+//! blocking threads. A shard's inner chunks are in its bytes: `decode_into` and `encode`
+//! go through the library's blocking calls, on several threads with its `rayon` feature.
 
 use std::borrow::Cow;
 use std::fmt;
+use std::future::Future;
 use std::ops::Range;
 use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 
+use futures_util::stream::{self, StreamExt, TryStreamExt};
 use ndarray::ArrayD;
 use serde_json::{Map, Value};
 use zarr_bytes::{
@@ -55,7 +64,8 @@ pub struct Chain {
     /// Its inverse: axis `k` of the array is axis `inverse[k]` of a stored chunk.
     inverse: Vec<usize>,
     serializer: Serializer,
-    compressors: Vec<Compressor>,
+    /// Shared with the blocking threads that run them.
+    compressors: Arc<[Compressor]>,
 }
 
 /// The `transpose` codec: axis `i` of the encoded array is axis `order[i]` of the decoded one.
@@ -143,6 +153,102 @@ fn text(e: zarr_bytes::Error) -> String {
     e.to_string()
 }
 
+/// Run the bytes-to-bytes codecs `compressors` backwards on `bytes`, each decoding to its
+/// size in `sizes` (the array-to-bytes codec's first).
+fn backwards<'b>(
+    compressors: &[Compressor],
+    bytes: Decoded<'b>,
+    sizes: &[Size],
+) -> Result<Decoded<'b>, String> {
+    let mut bytes = bytes;
+    for (c, &size) in compressors.iter().zip(sizes).rev() {
+        bytes = c.decode(bytes, size)?;
+    }
+    Ok(bytes)
+}
+
+/// Run the bytes-to-bytes codecs `compressors` forwards on `bytes`.
+fn forwards<'b>(compressors: &[Compressor], bytes: &'b [u8]) -> Result<Cow<'b, [u8]>, String> {
+    compressors
+        .iter()
+        .try_fold(Cow::Borrowed(bytes), |bytes, c| c.encode(bytes))
+}
+
+/// `work` on one of the runtime's blocking threads: decompressing or compressing a chunk is
+/// work for a core, which would hold up the requests in flight if done where they are
+/// polled.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(out) => out,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// Decode `shard`, the bytes (decompressed) of the shard at `at` of `grid`, into its part
+/// of `view`, which holds the part of `grid`'s array at `origin`.
+fn decode_shard_at(
+    sharding: &Sharding,
+    view: &mut DynArrayViewMut<'_>,
+    origin: &[usize],
+    grid: &ChunkGrid,
+    at: &[usize],
+    shard: &[u8],
+    counts: &Counts,
+) -> Result<(), String> {
+    let region = grid.region(at).map_err(text)?;
+    let part = meet(&region, &box_at(origin, view.shape()));
+    let into = view.slice_region_mut(&shift(&part, origin)).map_err(text)?;
+    let within = starts(&shift(&part, &starts(&region)));
+    let shape = grid.chunk_shape();
+    sharding.decode_shard(shard, into, shape, &lengths(&region), &within, counts)
+}
+
+/// The part of a view that goes into one shard.
+struct ShardPart<'a> {
+    /// The shard's region of the grid's array.
+    region: Vec<Range<usize>>,
+    /// Where the part starts in the shard.
+    within: Vec<usize>,
+    from: DynArrayView<'a>,
+    /// The part is all of the shard's region: the shard is made anew.
+    whole: bool,
+}
+
+impl<'a> ShardPart<'a> {
+    /// The part of `source` in the shard at `at` of `grid`, `source` being the part of
+    /// `grid`'s array at `origin`.
+    fn new(
+        grid: &ChunkGrid,
+        at: &[usize],
+        source: &DynArrayView<'a>,
+        origin: &[usize],
+    ) -> Result<Self, String> {
+        let region = grid.region(at).map_err(text)?;
+        let part = meet(&region, &box_at(origin, source.shape()));
+        let from = source.slice_region(&shift(&part, origin)).map_err(text)?;
+        let within = starts(&shift(&part, &starts(&region)));
+        Ok(ShardPart {
+            whole: part == region,
+            region,
+            within,
+            from,
+        })
+    }
+
+    /// The shard's new bytes, from the part and `old`, the shard as stored (decompressed);
+    /// `None` if it holds no inner chunk.
+    fn encode(
+        self,
+        sharding: &Sharding,
+        old: Option<&[u8]>,
+        shape: &[usize],
+        write_empty: bool,
+    ) -> Result<Option<Vec<u8>>, String> {
+        let extent = lengths(&self.region);
+        sharding.encode_shard(old, self.from, shape, &extent, &self.within, write_empty)
+    }
+}
+
 impl Chain {
     /// Parse a `codecs` list.
     pub fn parse(codecs: &Value, scope: &Scope<'_>) -> Result<Chain, String> {
@@ -206,7 +312,7 @@ impl Chain {
             order,
             inverse,
             serializer,
-            compressors,
+            compressors: compressors.into(),
         })
     }
 
@@ -262,24 +368,45 @@ impl Chain {
     /// array-to-bytes codec sees `shape` (after the transposes). Without compression the
     /// result borrows from `bytes`: a checksum is checked and cut off, nothing is copied.
     fn decompress<'b>(&self, bytes: Decoded<'b>, shape: &[usize]) -> Result<Decoded<'b>, String> {
-        // What each bytes-to-bytes codec decodes to.
+        backwards(&self.compressors, bytes, &self.sizes(shape))
+    }
+
+    /// [`decompress`](Self::decompress) on one of the runtime's blocking threads.
+    async fn decompress_owned(
+        &self,
+        bytes: Vec<u8>,
+        shape: &[usize],
+    ) -> Result<Decoded<'static>, String> {
+        if self.compressors.is_empty() {
+            return Ok(Decoded::Owned(bytes));
+        }
+        let (compressors, sizes) = (Arc::clone(&self.compressors), self.sizes(shape));
+        blocking(move || backwards(&compressors, Decoded::Owned(bytes), &sizes)).await
+    }
+
+    /// What each bytes-to-bytes codec decodes to, for a chunk of `shape` (after the
+    /// transposes): the array-to-bytes codec's size first.
+    fn sizes(&self, shape: &[usize]) -> Vec<Size> {
         let mut sizes = vec![self.serializer.encoded_size(shape)];
-        for c in &self.compressors {
+        for c in self.compressors.iter() {
             let last = sizes[sizes.len() - 1];
             sizes.push(c.encoded_size(last));
         }
-        let mut bytes = bytes;
-        for (c, size) in self.compressors.iter().zip(sizes).rev() {
-            bytes = c.decode(bytes, size)?;
-        }
-        Ok(bytes)
+        sizes
     }
 
     /// Run the bytes-to-bytes codecs forwards.
     fn compress<'b>(&self, bytes: &'b [u8]) -> Result<Cow<'b, [u8]>, String> {
-        self.compressors
-            .iter()
-            .try_fold(Cow::Borrowed(bytes), |bytes, c| c.encode(bytes))
+        forwards(&self.compressors, bytes)
+    }
+
+    /// [`compress`](Self::compress) on one of the runtime's blocking threads.
+    async fn compress_owned(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+        if self.compressors.is_empty() {
+            return Ok(bytes);
+        }
+        let compressors = Arc::clone(&self.compressors);
+        blocking(move || forwards(&compressors, &bytes).map(Cow::into_owned)).await
     }
 
     /// `grid`, of an array with the axes of the array, with its axes in the stored order:
@@ -313,62 +440,95 @@ impl Chain {
         Ok(Some(bytes))
     }
 
-    /// The chunks that `subset` of `grid`'s array (in the axes of the array) touches, by
-    /// their index in `grid`, in the order a walk on one thread asks for them: the stored
-    /// grid's C order.
-    pub fn chunk_order(
+    /// [`fetch_decompressed`](Self::fetch_decompressed) from a store: `fetch` answers a
+    /// chunk's stored bytes by its index in the array's grid, and they are decompressed on
+    /// one of the runtime's blocking threads.
+    async fn fetched<F, Fut, N>(
         &self,
-        grid: &ChunkGrid,
-        subset: &[Range<usize>],
-    ) -> Result<Vec<Vec<usize>>, String> {
-        let grid = self.stored_grid(grid)?;
-        let chunks = grid
-            .chunks_in(&permute(subset, &self.order))
-            .map_err(text)?;
-        Ok(chunks.map(|at| permute(&at, &self.inverse)).collect())
+        at: &[usize],
+        shape: &[usize],
+        fetch: &F,
+        name: &N,
+    ) -> Result<Option<Decoded<'static>>, Failure>
+    where
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<Vec<u8>>, String>>,
+        N: Fn(&[usize]) -> String,
+    {
+        let index = permute(at, &self.inverse);
+        let Some(bytes) = fetch(index.clone()).await? else {
+            return Ok(None);
+        };
+        let bytes = self.decompress_owned(bytes, shape).await;
+        Ok(Some(bytes.map_err(|e| format!("{}: {e}", name(&index)))?))
     }
 
     /// The part `subset` (one range per axis) of the array of `data_type` and `grid`'s
     /// shape, each chunk it touches decoded into its place: `fetch(index)` answers a
     /// chunk's stored bytes, or `None` for a missing chunk, whose part then holds the fill
-    /// value; `name(index)` names a chunk in errors. No other chunk is asked for; the whole
-    /// array is the subset of all of it.
+    /// value, with up to `in_flight` fetches under way at once; `name(index)` names a chunk
+    /// in errors. No other chunk is asked for; the whole array is the subset of all of it.
     ///
-    /// Without sharding the library allocates the array and walks the chunks (on several
-    /// threads with its `rayon` feature); with it, the array starts as the fill value and
-    /// each shard decodes its inner chunks into its part of it.
-    pub fn decode<'b, F, N>(
+    /// Without sharding the library allocates the array and puts each chunk in as it
+    /// arrives; with it, the array starts as the fill value and each shard, as it arrives,
+    /// decodes its inner chunks into its part of it.
+    // The chunks' source and names are two closures, beside the read's terms.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn read<F, Fut, N>(
         &self,
         data_type: &DataType,
         grid: &ChunkGrid,
         subset: &[Range<usize>],
+        in_flight: usize,
         fetch: F,
         name: N,
         counts: &Counts,
     ) -> Result<DynArray, String>
     where
-        F: Fn(&[usize]) -> Result<Option<Decoded<'b>>, String> + Sync,
-        N: Fn(&[usize]) -> String + Sync,
+        F: Fn(Vec<usize>) -> Fut,
+        Fut: Future<Output = Result<Option<Vec<u8>>, String>>,
+        N: Fn(&[usize]) -> String,
     {
-        let Serializer::Bytes(b) = &self.serializer else {
-            let b = self.elements();
-            let mut array = b
-                .codec
-                .full_dyn(data_type, &lengths(subset), &b.fill_value)
-                .map_err(text)?;
-            self.decode_into(array.view_mut(), grid, &starts(subset), fetch, name, counts)?;
-            return Ok(array);
-        };
-        let stored_grid = self.stored_grid(grid)?;
+        let grid = self.stored_grid(grid)?;
+        let shape = grid.chunk_shape();
         let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
-        let source =
-            |at: &[usize]| self.fetch_decompressed(at, stored_grid.chunk_shape(), &fetch, &name);
+        let (fetch, name) = (&fetch, &name);
+        let source = |at: Vec<usize>| async move { self.fetched(&at, shape, fetch, name).await };
         let subset = permute(subset, &self.order);
-        b.codec
-            .decode_subset_dyn(data_type, &stored_grid, &subset, &b.fill_value, source)
-            .map_err(|e| e.message(name_at))?
-            .permuted_axes(&self.inverse)
-            .map_err(text)
+        let array = match &self.serializer {
+            Serializer::Bytes(b) => b
+                .codec
+                .decode_subset_dyn_async(
+                    data_type,
+                    &grid,
+                    &subset,
+                    &b.fill_value,
+                    in_flight,
+                    source,
+                )
+                .await
+                .map_err(|e| e.message(name_at))?,
+            Serializer::Sharding(s) => {
+                let b = self.elements();
+                let mut array = b
+                    .codec
+                    .full_dyn(data_type, &lengths(&subset), &b.fill_value)
+                    .map_err(text)?;
+                let mut view = array.view_mut();
+                let origin = starts(&subset);
+                let mut arrived = stream::iter(grid.chunks_in(&subset).map_err(text)?)
+                    .map(|at| async move { (source(at.clone()).await, at) })
+                    .buffer_unordered(in_flight);
+                while let Some((shard, at)) = arrived.next().await {
+                    if let Some(shard) = shard.map_err(|e| e.message(name_at))? {
+                        decode_shard_at(s, &mut view, &origin, &grid, &at, &shard, counts)
+                            .map_err(|e| format!("{}: {e}", name_at(&at)))?;
+                    }
+                }
+                array
+            }
+        };
+        array.permuted_axes(&self.inverse).map_err(text)
     }
 
     /// Decode the part of `grid`'s array (in the axes of the array `view` is part of) that
@@ -406,17 +566,10 @@ impl Chain {
             Serializer::Sharding(s) => {
                 let wanted = box_at(&origin, stored.shape());
                 for at in grid.chunks_in(&wanted).map_err(text)? {
-                    let Some(shard) = source(&at).map_err(|e| e.message(name_at))? else {
-                        continue;
-                    };
-                    let region = grid.region(&at).map_err(text)?;
-                    let part = meet(&region, &wanted);
-                    let into = stored
-                        .slice_region_mut(&shift(&part, &origin))
-                        .map_err(text)?;
-                    let within = starts(&shift(&part, &starts(&region)));
-                    s.decode_shard(&shard, into, shape, &lengths(&region), &within, counts)
-                        .map_err(|e| format!("{}: {e}", name_at(&at)))?;
+                    if let Some(shard) = source(&at).map_err(|e| e.message(name_at))? {
+                        decode_shard_at(s, &mut stored, &origin, &grid, &at, &shard, counts)
+                            .map_err(|e| format!("{}: {e}", name_at(&at)))?;
+                    }
                 }
                 Ok(())
             }
@@ -467,13 +620,7 @@ impl Chain {
         match &self.serializer {
             // The library walks the chunks, on several threads with its `rayon` feature.
             Serializer::Bytes(b) => {
-                // What a chunk of only the fill value is stored as, to keep every chunk.
-                let fill = if write_empty {
-                    let chunk = b.codec.full_dyn(&source.data_type(), shape, &b.fill_value);
-                    Some(chunk.and_then(|c| b.codec.encode_dyn(&c)).map_err(text)?)
-                } else {
-                    None
-                };
+                let fill = b.fill_chunk(&source, shape, write_empty)?;
                 let keep = |at: &[usize], bytes: Option<Cow<'_, [u8]>>| {
                     store(at, bytes.as_deref().or(fill.as_deref()))
                 };
@@ -487,28 +634,109 @@ impl Chain {
             Serializer::Sharding(s) => {
                 let wanted = box_at(&origin, source.shape());
                 for at in grid.chunks_in(&wanted).map_err(text)? {
-                    let region = grid.region(&at).map_err(text)?;
-                    let part = meet(&region, &wanted);
-                    let from = source.slice_region(&shift(&part, &origin)).map_err(text)?;
-                    let old = if part == region {
+                    let shard = ShardPart::new(&grid, &at, &source, &origin)?;
+                    let old = if shard.whole {
                         None
                     } else {
                         stored_at(&at).map_err(|e| e.message(name_at))?
                     };
-                    let within = starts(&shift(&part, &starts(&region)));
-                    let shard = s
-                        .encode_shard(
-                            old.as_deref(),
-                            from,
-                            shape,
-                            &lengths(&region),
-                            &within,
-                            write_empty,
-                        )
+                    let bytes = shard
+                        .encode(s, old.as_deref(), shape, write_empty)
                         .map_err(|e| format!("{}: {e}", name_at(&at)))?;
-                    store(&at, shard.as_deref()).map_err(|e| e.message(name_at))?;
+                    store(&at, bytes.as_deref()).map_err(|e| e.message(name_at))?;
                 }
                 Ok(())
+            }
+        }
+    }
+
+    /// [`encode`](Self::encode) into a store: `stored(index)` answers a chunk's stored
+    /// bytes, `sink(index, bytes)` stores them (compressed) or, given `None`, erases the
+    /// chunk, with up to `in_flight` chunks under way at once, each handed to `sink` whole
+    /// once made.
+    ///
+    /// Without sharding the library encodes each chunk, or updates it in the stored
+    /// bytes, as they arrive; with it, each shard is made from its part of the view and
+    /// the shard as stored, as it arrives.
+    // The chunks' two ends (asked for, handed over) and their names are three closures.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn write<R, RF, S, SF, N>(
+        &self,
+        view: DynArrayView<'_>,
+        grid: &ChunkGrid,
+        origin: &[usize],
+        write_empty: bool,
+        in_flight: usize,
+        stored: R,
+        sink: S,
+        name: N,
+    ) -> Result<(), String>
+    where
+        R: Fn(Vec<usize>) -> RF,
+        RF: Future<Output = Result<Option<Vec<u8>>, String>>,
+        S: Fn(Vec<usize>, Option<Vec<u8>>) -> SF,
+        SF: Future<Output = Result<(), String>>,
+        N: Fn(&[usize]) -> String,
+    {
+        let source = view.permuted_axes(&self.order).map_err(text)?;
+        let grid = self.stored_grid(grid)?;
+        let origin = permute(origin, &self.order);
+        let shape = grid.chunk_shape();
+        let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
+        let (stored, sink, name) = (&stored, &sink, &name);
+        // A chunk's bytes compressed and handed to the sink by the chunk's index.
+        let store = |at: Vec<usize>, bytes: Option<Vec<u8>>| async move {
+            let index = permute(&at, &self.inverse);
+            let bytes = match bytes {
+                Some(bytes) => {
+                    let compressed = self.compress_owned(bytes).await;
+                    Some(compressed.map_err(|e| format!("{}: {e}", name(&index)))?)
+                }
+                None => None,
+            };
+            Ok::<_, Failure>(sink(index, bytes).await?)
+        };
+        let stored_at = |at: Vec<usize>| async move {
+            let bytes = self.fetched(&at, shape, stored, name).await?;
+            Ok::<_, Failure>(bytes.map(Decoded::into_vec))
+        };
+        match &self.serializer {
+            Serializer::Bytes(b) => {
+                let fill = b.fill_chunk(&source, shape, write_empty)?;
+                let fill = &fill;
+                let keep = |at, bytes: Option<Vec<u8>>| store(at, bytes.or_else(|| fill.clone()));
+                b.codec
+                    .encode_subset_dyn_async(
+                        source,
+                        &grid,
+                        &origin,
+                        &b.fill_value,
+                        in_flight,
+                        stored_at,
+                        keep,
+                    )
+                    .await
+                    .map_err(|e| e.message(name_at))
+            }
+            Serializer::Sharding(s) => {
+                let wanted = box_at(&origin, source.shape());
+                let (grid, source, origin) = (&grid, &source, &origin);
+                let shards = grid.chunks_in(&wanted).map_err(text)?;
+                stream::iter(shards.map(Ok))
+                    .try_for_each_concurrent(in_flight, |at| async move {
+                        let shard = ShardPart::new(grid, &at, source, origin)?;
+                        let old = if shard.whole {
+                            None
+                        } else {
+                            stored_at(at.clone()).await?
+                        };
+                        let bytes = shard
+                            .encode(s, old.as_deref(), shape, write_empty)
+                            .map_err(|e| format!("{}: {e}", name_at(&at)))?;
+                        store(at, bytes).await
+                    })
+                    .await
+                    .map_err(|e| e.message(name_at))
             }
         }
     }
@@ -618,6 +846,26 @@ impl Bytes {
             json,
             fill_value: fill_value.clone(),
         })
+    }
+
+    /// What a chunk of `shape` of only the fill value is stored as (before compression), if
+    /// `write_empty` keeps such chunks; `source` is the array written.
+    fn fill_chunk(
+        &self,
+        source: &DynArrayView<'_>,
+        shape: &[usize],
+        write_empty: bool,
+    ) -> Result<Option<Vec<u8>>, String> {
+        if !write_empty {
+            return Ok(None);
+        }
+        let chunk = self
+            .codec
+            .full_dyn(&source.data_type(), shape, &self.fill_value);
+        chunk
+            .and_then(|c| self.codec.encode_dyn(&c))
+            .map(Some)
+            .map_err(text)
     }
 
     /// The codec in byte order `endian` where one applies to the data type, its JSON

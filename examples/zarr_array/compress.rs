@@ -3,9 +3,10 @@
 //!
 //! zstd decompresses a frame that states its size (zarr-python, tensorstore and zarrs
 //! write frames that do) in one call, into a buffer of that size: the size is checked
-//! against the chunk's before anything is allocated, and the buffer and the decompression
-//! context are kept by the thread for the next frame. A frame that states no size, or
-//! several frames, are streamed up to the chunk's size instead. Compression contexts are
+//! against the chunk's before anything is allocated. The buffer goes back to a pool for the
+//! next frame once the chunk is decoded (on another thread than the one that decompressed
+//! it), and the decompression context is kept by the thread. A frame that states no size,
+//! or several frames, are streamed up to the chunk's size instead. Compression contexts are
 //! kept by the thread too.
 
 use std::borrow::Cow;
@@ -13,6 +14,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::io::{Read, Write};
 use std::ops::Deref;
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 use zstd::zstd_safe;
@@ -29,19 +31,22 @@ pub struct Size {
 
 /// A chunk's bytes on their way through the codecs: borrowed from the bytes read (a shard's
 /// inner chunk, or a chunk whose checksum is cut off), owned, or a zstd frame decompressed
-/// into the thread's buffer.
+/// into a buffer of the pool.
 pub enum Decoded<'b> {
     Borrowed(&'b [u8]),
     Owned(Vec<u8>),
     Frame(Frame),
 }
 
-/// A buffer zstd decompressed into: when dropped it goes back to the thread that drops it,
-/// for the next frame, if it is larger than the one the thread keeps.
+/// A buffer zstd decompressed into: when dropped it goes back to `SPARE`.
 pub struct Frame(Vec<u8>);
 
+/// Buffers for the next frames: about as many as chunks are in flight at once.
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+/// Buffers `SPARE` keeps at most.
+const SPARE_MAX: usize = 64;
+
 thread_local! {
-    static SPARE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { RefCell::new(None) };
     /// The compressor, with the level and checksum flag it was made for.
@@ -52,14 +57,10 @@ thread_local! {
 impl Drop for Frame {
     fn drop(&mut self) {
         let buffer = std::mem::take(&mut self.0);
-        // A thread that is ending keeps nothing.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut() {
-                if buffer.capacity() > spare.capacity() {
-                    *spare = buffer;
-                }
-            }
-        });
+        let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffer.capacity() > 0 && spare.len() < SPARE_MAX {
+            spare.push(buffer);
+        }
     }
 }
 
@@ -82,12 +83,13 @@ impl AsRef<[u8]> for Decoded<'_> {
 }
 
 impl Decoded<'_> {
-    /// The bytes, owned: moved where they are owned, copied where they are lent (a frame's
-    /// buffer stays with its thread).
+    /// The bytes, owned: moved where they are owned (a frame's buffer leaves the pool),
+    /// copied where they are lent.
     pub fn into_vec(self) -> Vec<u8> {
         match self {
             Decoded::Owned(bytes) => bytes,
-            other => other.to_vec(),
+            Decoded::Frame(mut frame) => std::mem::take(&mut frame.0),
+            Decoded::Borrowed(bytes) => bytes.to_vec(),
         }
     }
 
@@ -268,8 +270,8 @@ fn too_long(name: &str, limit: usize) -> String {
     format!("{name}: decodes to more than the {limit} bytes the chunk can hold")
 }
 
-/// Decompress zstd `data` to `size`: one frame stating its size in one call into the
-/// thread's buffer; anything else streamed.
+/// Decompress zstd `data` to `size`: one frame stating its size in one call into a buffer
+/// of the pool; anything else streamed.
 fn zstd_decode(data: &[u8], size: Size) -> Result<Decoded<'static>, String> {
     let whole = zstd_safe::find_frame_compressed_size(data).is_ok_and(|n| n == data.len());
     let stated = match zstd_safe::get_frame_content_size(data) {
@@ -286,7 +288,8 @@ fn zstd_decode(data: &[u8], size: Size) -> Result<Decoded<'static>, String> {
             size.len
         ));
     }
-    let mut out = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+    let spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner).pop();
+    let mut out = spare.unwrap_or_default();
     out.clear();
     out.reserve_exact(stated);
     let written = DECOMPRESSOR.with(|slot| {
@@ -294,7 +297,7 @@ fn zstd_decode(data: &[u8], size: Size) -> Result<Decoded<'static>, String> {
         let decompressor = slot.get_or_insert_with(zstd::bulk::Decompressor::default);
         decompressor.decompress_to_buffer(data, &mut out)
     });
-    // The buffer goes back to the thread whatever happened.
+    // The buffer goes back to the pool whatever happened.
     let frame = Frame(out);
     match written {
         Ok(n) if n == stated => Ok(Decoded::Frame(frame)),

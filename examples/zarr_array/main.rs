@@ -10,7 +10,17 @@
 //! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
 //! cargo run --example zarr_array -- src.zarr --subset 0:20,: --write-into dst.zarr --at 10,20
 //! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
+//! cargo run --example zarr_array -- file:///data/array.zarr --in-flight 64
 //! ```
+//!
+//! The store is `object_store`'s: an array is a prefix in an `Arc<dyn ObjectStore>`
+//! (`store.rs`), here the local file system, named by a path or a `file://` URL. Chunks
+//! are read with `get`, written whole with `put` (the local store writes a temporary file
+//! and renames it, so a failure leaves no part of a chunk) and erased with `delete`.
+//! `--in-flight N` (default 32) is how many requests to the store are under way at once:
+//! reading and writing go through the library's async calls, which keep that many pending
+//! and decode or encode each chunk as it arrives, on a tokio runtime; decompression and
+//! compression run on its blocking threads.
 //!
 //! Supported:
 //!
@@ -60,20 +70,20 @@
 //! How chunks move: each chunk goes straight between its decompressed bytes and its part
 //! of the array through the library's subset calls, with no other representation of the
 //! array in between; the whole array is the box of all of it, through the same calls.
-//! Without sharding, reading is one call, `decode_subset_dyn`, which allocates the box's
-//! array and writes each element once; writing is `encode_subset_dyn`, which encodes the
-//! chunks covered whole from the array, updates the others in their stored bytes, and
-//! tells the chunks of only the fill value from the others (`--write-empty-chunks` stores
-//! a chunk of the fill value for them). With sharding, the array starts as the fill value,
-//! each shard's part of it is a `DynArrayViewMut` (`slice_region_mut`), and its inner
-//! chunks go through `decode_subset_into_dyn` and `encode_subset_dyn` over the shard's
-//! inner grid, at the part's place in the shard; shards go one after another. A
+//! Without sharding, reading is one call, `decode_subset_dyn_async`, which allocates the
+//! box's array and writes each element once, each chunk as it arrives; writing is
+//! `encode_subset_dyn_async`, which encodes the chunks covered whole from the array,
+//! updates the others in their stored bytes, and tells the chunks of only the fill value
+//! from the others (`--write-empty-chunks` stores a chunk of the fill value for them).
+//! With sharding, the shards are the chunks fetched and stored, up to `--in-flight` at
+//! once with the same combinators (`buffer_unordered`, `try_for_each_concurrent`); the
+//! array starts as the fill value, each shard's part of it is a `DynArrayViewMut`
+//! (`slice_region_mut`), and its inner chunks, in the shard's bytes, go through
+//! `decode_subset_into_dyn` and `encode_subset_dyn` over the shard's inner grid, at the
+//! part's place in the shard, on several threads with the crate's `rayon` feature. A
 //! `transpose` codec copies nothing: the chunk is stored with its axes permuted, so the
 //! array's view, the grid and the box are permuted the same way (`permuted_axes` on the
-//! view) while the chunks move, and the stored chunk is a region of that view. The library
-//! walks a grid's chunks on several threads with the crate's `rayon` feature; four reader
-//! threads read the chunk files ahead of it, up to eight at a time (`ahead.rs`), so that
-//! reads from the disk overlap the decoding.
+//! view) while the chunks move, and the stored chunk is a region of that view.
 //!
 //! Only the bytes-to-bytes codecs and the shard layout are the example's own. zstd
 //! decompresses a frame that states its size (as every Zarr writer's frames do) in one
@@ -82,7 +92,6 @@
 //! codec has, is an error before anything is allocated, and a frame that states no size
 //! is streamed up to the chunk's size.
 
-mod ahead;
 mod array;
 mod chain;
 mod compress;
@@ -93,7 +102,7 @@ mod subset;
 
 use std::io::Write as _;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -113,9 +122,13 @@ macro_rules! say {
     };
 }
 
-const USAGE: &str = "usage: zarr_array [ARRAY_DIR] [--subset START:END,...] \
+const USAGE: &str = "usage: zarr_array [ARRAY_DIR | file://URL] [--subset START:END,...] \
     [--write OUT_DIR [--endian little|big] | --write-into DST_DIR --at INDEX,...] \
-    [--write-empty-chunks] [--time]";
+    [--write-empty-chunks] [--in-flight N] [--time]";
+
+/// Requests to the store under way at once, unless `--in-flight` says otherwise: as many as
+/// tensorstore keeps per store.
+const IN_FLIGHT: usize = 32;
 
 /// The arrays in `examples/data`, read when no array is named.
 const BUNDLED: [&str; 4] = [
@@ -160,7 +173,7 @@ fn show(array: &DynArray) -> Option<String> {
 /// values only if `values`.
 fn report(
     meta: &Metadata,
-    dir: &Path,
+    location: &str,
     subset: Option<&[Range<usize>]>,
     array: &DynArray,
     counts: &Counts,
@@ -169,7 +182,7 @@ fn report(
     let count = |c: &AtomicUsize| c.load(Ordering::Relaxed);
     let (read, missing) = (count(&counts.read), count(&counts.missing));
     let (inner_read, inner_empty) = (count(&counts.inner_read), count(&counts.inner_empty));
-    say!("array      {}", dir.display());
+    say!("array      {location}");
     say!("data type  {} (codecs {})", meta.data_type, meta.chain);
     let chunks = format!(
         "{} chunks, {read} read, {missing} missing (fill value {})",
@@ -226,8 +239,8 @@ fn report(
 
 /// Where `--write` writes a copy, or `--write-into` writes into an existing array.
 enum Target<'a> {
-    Copy { out: &'a Path, endian: Endian },
-    Into { out: &'a Path, at: &'a [usize] },
+    Copy { out: &'a str, endian: Endian },
+    Into { out: &'a str, at: &'a [usize] },
 }
 
 /// What is written after reading, and whether chunks of only the fill value are kept.
@@ -236,55 +249,56 @@ struct Write<'a> {
     write_empty: bool,
 }
 
-fn open(
-    dir: &Path,
+async fn open(
+    location: &str,
     subset: Option<&Ranges>,
     write: Option<&Write<'_>>,
+    in_flight: usize,
     time: bool,
 ) -> Result<(), String> {
-    let store = Store::new(dir);
-    let meta = Metadata::read(&store)?;
+    let store = Store::open(location)?;
+    let meta = Metadata::read(&store).await?;
     let wanted = match subset {
         Some(ranges) => ranges
             .resolve(&meta.shape)
-            .map_err(|e| format!("{}: {e}", dir.display()))?,
+            .map_err(|e| format!("{location}: {e}"))?,
         None => subset::whole(&meta.shape),
     };
     let counts = Counts::default();
     let start = Instant::now();
-    let array = array::read(&meta, &store, &wanted, &counts)?;
+    let array = array::read(&meta, &store, &wanted, in_flight, &counts).await?;
     let read_time = start.elapsed();
     let shown = subset.map(|_| wanted.as_slice());
-    report(&meta, dir, shown, &array, &counts, !time)?;
+    report(&meta, location, shown, &array, &counts, !time)?;
     let mut write_time = Duration::ZERO;
     if let Some(write) = write {
         let start = Instant::now();
         let count = |c: AtomicUsize| c.into_inner();
+        let empty = write.write_empty;
         match write.target {
             Target::Copy { out, endian } => {
-                let written =
-                    array::write(&meta, &array, &Store::new(out), endian, write.write_empty)?;
+                let store = Store::open(out)?;
+                let written = array::write(&meta, &array, &store, endian, empty, in_flight).await?;
                 write_time = start.elapsed();
                 let (stored, left_out) = (count(written.stored), count(written.left_out));
                 say!(
-                    "wrote      {} in {endian} endian: zarr.json and {stored} chunk files, \
+                    "wrote      {out} in {endian} endian: zarr.json and {stored} chunk files, \
                      {left_out} of only the fill value left out ({} erased)",
-                    out.display(),
                     count(written.erased),
                 );
             }
             Target::Into { out, at } => {
-                let store = Store::new(out);
-                let into = Metadata::read(&store)?;
-                let written = array::write_into(&into, &array, &store, at, write.write_empty)?;
+                let store = Store::open(out)?;
+                let into = Metadata::read(&store).await?;
+                let written =
+                    array::write_into(&into, &array, &store, at, empty, in_flight).await?;
                 write_time = start.elapsed();
                 let (stored, left_out) = (count(written.stored), count(written.left_out));
                 let (read, missing) = (count(written.read), count(written.missing));
                 say!(
-                    "wrote      into {} at {at:?}: {stored} chunk files, \
+                    "wrote      into {out} at {at:?}: {stored} chunk files, \
                      {left_out} of only the fill value left out ({} erased); \
                      {} chunks covered in part: {read} read, {missing} missing",
-                    out.display(),
                     count(written.erased),
                     read + missing,
                 );
@@ -303,20 +317,19 @@ fn open(
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut out: Option<PathBuf> = None;
-    let mut into: Option<PathBuf> = None;
+    let mut dirs: Vec<String> = Vec::new();
+    let mut out: Option<String> = None;
+    let mut into: Option<String> = None;
     let mut at: Option<Vec<usize>> = None;
     let mut subset: Option<Ranges> = None;
     let mut endian = None;
     let mut write_empty = false;
+    let mut in_flight = IN_FLIGHT;
     let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--write" => out = Some(args.next().ok_or("--write needs a directory")?.into()),
-            "--write-into" => {
-                into = Some(args.next().ok_or("--write-into needs a directory")?.into())
-            }
+            "--write" => out = Some(args.next().ok_or("--write needs a directory")?),
+            "--write-into" => into = Some(args.next().ok_or("--write-into needs a directory")?),
             "--at" => {
                 let text = args.next().ok_or("--at needs an index per axis: 10,20")?;
                 at = Some(subset::parse_origin(&text)?);
@@ -332,6 +345,14 @@ fn run() -> Result<(), String> {
                 endian = Some(text.parse().map_err(|e: zarr_bytes::Error| e.to_string())?)
             }
             "--write-empty-chunks" => write_empty = true,
+            "--in-flight" => {
+                let text = args
+                    .next()
+                    .ok_or("--in-flight needs a number of requests")?;
+                in_flight = text.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--in-flight {text:?}: not a positive number of requests")
+                })?;
+            }
             "--time" => time = true,
             "-h" | "--help" => {
                 say!("{USAGE}");
@@ -343,7 +364,10 @@ fn run() -> Result<(), String> {
     }
     if dirs.is_empty() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
-        dirs = BUNDLED.iter().map(|name| data.join(name)).collect();
+        let bundled = BUNDLED
+            .iter()
+            .map(|name| data.join(name).display().to_string());
+        dirs = bundled.collect();
     }
     let target = match (&out, &into) {
         (Some(_), Some(_)) => return Err("--write and --write-into: choose one".into()),
@@ -359,8 +383,7 @@ fn run() -> Result<(), String> {
         }),
         (None, Some(into)) if endian.is_some() => {
             return Err(format!(
-                "--endian goes with --write: --write-into keeps the codecs of {}",
-                into.display()
+                "--endian goes with --write: --write-into keeps the codecs of {into}"
             ))
         }
         (None, Some(out)) => Some(Target::Into {
@@ -379,11 +402,18 @@ fn run() -> Result<(), String> {
         target,
         write_empty,
     });
+    // The calls run on this thread, a store's own tasks (an HTTP client's connections) on
+    // the worker threads meanwhile, and the bytes-to-bytes codecs on the blocking ones.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio runtime: {e}"))?;
     for (i, dir) in dirs.iter().enumerate() {
         if i > 0 {
             say!();
         }
-        open(dir, subset.as_ref(), write.as_ref(), time)?;
+        let opened = open(dir, subset.as_ref(), write.as_ref(), in_flight, time);
+        runtime.block_on(opened)?;
     }
     Ok(())
 }

@@ -31,12 +31,13 @@ fn lengths(value: &Value, name: &str) -> Result<Vec<usize>, String> {
 }
 
 impl Metadata {
-    pub fn read(store: &Store) -> Result<Metadata, String> {
-        let path = store.path("zarr.json");
+    pub async fn read(store: &Store) -> Result<Metadata, String> {
+        let name = store.name("zarr.json");
         let text = store
-            .read("zarr.json")?
-            .ok_or_else(|| format!("{}: not found: not a Zarr v3 array", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+            .get("zarr.json")
+            .await?
+            .ok_or_else(|| format!("{name}: not found: not a Zarr v3 array"))?;
+        Self::parse(&text).map_err(|e| format!("{name}: {e}"))
     }
 
     fn parse(text: &[u8]) -> Result<Metadata, String> {
