@@ -11,7 +11,8 @@
 //! fortran,fortran-chunk` (some layouts only; a chunk layout brings its whole layout; grid
 //! layouts only skip every table but the grid and sparse tables), `--grid-mib M` (bytes per
 //! array of the grid rows, default 4 × `--size-mib`: 256 MiB), `--chunk-mib M` (bytes per
-//! chunk of the grid rows, default 2), `--sparse` (the sparse tables only, below) or
+//! chunk of the grid rows, default 2), `--sparse` (the sparse tables only, below),
+//! `--driven` (the tables of the reader and writer the caller drives only, below) or
 //! `--quick` (a 4 MiB smoke run, 16 MiB grid arrays).
 //!
 //! Each row is the median of N runs timed with [`Instant`](std::time::Instant); GB/s is
@@ -85,6 +86,33 @@
 //! encoding lends every chunk of the dense array with the bytes `encode_zarr_chunks`
 //! makes and none of the other, and both ways of building the array agree.
 //!
+//! `--driven` times the reader and writer the caller drives. First, with the `async`
+//! feature (without it a line says so), latency: an `f32` array in chunks of 256 × 256
+//! (256 KiB) in a store in memory whose every request (a chunk read or written) waits
+//! 20 ms, `tokio::time::sleep` in the async calls' futures (on a tokio multi-thread
+//! runtime) and `std::thread::sleep` in the blocking calls' closures. A read of 16 × 16
+//! chunks at a chunk boundary by `from_zarr_subset_async` with 64 requests in flight, by a
+//! `SubsetReader` whose requests are tokio tasks, and by the blocking `from_zarr_subset`;
+//! a write half a chunk off that touches 5 × 7 chunks, 20 of them in part (asked of the
+//! store, which hands over owned copies made before each run), by `encode_zarr_subset_async`
+//! and `encode_zarr_subset`; each call also with no latency. It prints the medians in ms and
+//! each async call against its targets: within 1.25 × (the requests a chunk waits on in
+//! turn × 20 ms) plus the blocking call with no latency, and 15 times as fast as the
+//! blocking call with latency at least. Then, on the grid, chunks and subsets of the subset
+//! rows (`--types` of the grid types, the subset's array in C and Fortran order, each run
+//! from cold caches, one thread unless named): a `SubsetReader` of the half-off subset with
+//! every chunk put in C order, or half of them from a second thread (`std::thread::scope`),
+//! against `decode_zarr_subset_into` (targets: 0.9 of it, and 1.5 times the one thread),
+//! beside `memcpy-prealloc` of the subset's bytes on one and on two threads, the bound of
+//! what a second thread gains; a `SubsetWriter` asked to `encode` every chunk of the aligned
+//! subset (target: 0.9 of `encode_zarr_subset`) or to `update` each in one buffer reused
+//! from chunk to chunk, beside a zeroed `Vec` of a chunk's length allocated, lent to the sink
+//! and dropped per chunk (what `encode` allocates); and for the half-off subset to `encode`
+//! the chunks it holds whole and `update` the others in the `Vec`s they are stored in
+//! (target: 0.85 of the aligned `encode_zarr_subset`), beside `encode_zarr_subset` of the
+//! half-off subset with owned copies handed over, and the subset rows' `parts written into
+//! the stored (bound)`. With the `rayon` feature every row runs in a pool of one thread.
+//!
 //! `--count encode:fortran:u8:big` (a direction, a layout of the main table, a type of
 //! `--types` or `i8`, an endian) converts that one array once untimed, then once more
 //! inside a function of its own, `counted`, and prints nothing else: an instruction
@@ -95,6 +123,7 @@
 //! `write_zarr_bytes` of a standard array whose bytes need no conversion hands its memory
 //! to the sink in one call, so its row is call overhead and its ratio is huge.
 
+use std::borrow::Cow;
 use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -114,13 +143,13 @@ use std::sync::Mutex;
 use ndarray::{Array2, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{
-    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Element,
-    Endian,
+    BytesDecode, BytesDecodeInto, BytesEncode, ChunkDecodeInto, ChunkEncode, ChunkGrid, ChunkPart,
+    Element, Endian, SubsetReader, SubsetWriter,
 };
 
 const USAGE: &str = "usage: perf_table [--runs N] [--size-mib M] [--types T,U] [--layouts L,M] \
                      [--evict-mib M] [--planes N] [--grid-mib M] [--chunk-mib M] [--sparse] \
-                     [--subsets] [--quick] [--count DIRECTION:LAYOUT:TYPE:ENDIAN]";
+                     [--subsets] [--driven] [--quick] [--count DIRECTION:LAYOUT:TYPE:ENDIAN]";
 
 /// The element types of the grid rows, in their order; the others of `--types` have none.
 const GRID_TYPES: [&str; 3] = ["f64", "u16", "u8"];
@@ -153,6 +182,8 @@ struct Options {
     sparse: bool,
     /// The subset tables only.
     subsets: bool,
+    /// The tables of the reader and writer the caller drives only.
+    driven: bool,
     /// One conversion to count the instructions of, and nothing else.
     count: Option<Count>,
 }
@@ -221,6 +252,7 @@ fn parse_args() -> Result<Options, String> {
         grids: GRIDS.iter().map(|&(g, _)| g).collect(),
         sparse: false,
         subsets: false,
+        driven: false,
         count: None,
     };
     let mut args = std::env::args().skip(1);
@@ -244,6 +276,7 @@ fn parse_args() -> Result<Options, String> {
             "--quick" => options.size_mib = 4,
             "--sparse" => options.sparse = true,
             "--subsets" => options.subsets = true,
+            "--driven" => options.driven = true,
             "--count" => {
                 let value = args.next().ok_or("--count needs a value")?;
                 options.count = Some(value.parse()?);
@@ -1802,18 +1835,32 @@ impl<T: Element> SubsetBuffers<T> {
     }
 }
 
-/// Time the subset rows of one element type, big endian, with the subset's array in
-/// Fortran order or C order: a subset of [`SUBSET_CHUNKS`] chunks a side at a chunk
-/// boundary and half a chunk off, decoded and encoded, beside the same chunks as the whole
-/// grid of an array of the subset's shape, round-robin, each timed run from cold caches.
-fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
-    ty: &'static str,
+/// Where the subsets of the subset rows lie and what decoding them gives, for one element
+/// type and layout of the subset's array.
+struct SubsetAt<T> {
+    /// The subsets' shape.
+    side: [usize; 2],
+    /// The aligned subset's origin, and that of the one half a chunk off.
+    origin: [usize; 2],
+    off_origin: [usize; 2],
+    /// The arrays the two subsets decode to.
+    want_aligned: Array2<T>,
+    want_off: Array2<T>,
+    /// The grid's, the chunks' and the subsets' shapes.
+    shapes: String,
+    /// The chunks the half-off subset holds in part, by place in
+    /// [`SubsetBuffers::chunks`], and the byte ranges of its part of each.
+    parts: Vec<(usize, Vec<std::ops::Range<usize>>)>,
+}
+
+/// The grid, stored chunks and arrays of the subset rows (big endian), with the subset's
+/// array in Fortran order or C order, its elements `value` of their C-order place in the
+/// grid's array; shared by `--subsets` and `--driven`.
+fn subset_buffers<T: Element>(
     fortran: bool,
     size: &GridSize,
-    runs: usize,
-    cold: &Cold,
     value: fn(usize) -> T,
-) -> SubsetRow {
+) -> (SubsetBuffers<T>, SubsetAt<T>) {
     let e = Endian::Big;
     let (c0, c1) = arrays::shape2(size.chunk_bytes / T::SIZE);
     let side = [SUBSET_CHUNKS * c0, SUBSET_CHUNKS * c1];
@@ -1840,8 +1887,7 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
             Array2::from_shape_fn(shape, values)
         }
     };
-    let (want_aligned, want_off) = (array(origin), array(off_origin));
-    let mut b = SubsetBuffers {
+    let b = SubsetBuffers {
         aligned: array([0, 0]),
         off: array([0, 0]),
         grid,
@@ -1859,9 +1905,6 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
         dims(&origin),
         dims(&off_origin),
     );
-    let fill = T::zeroed();
-    type SubsetRun<T> = Box<dyn Fn(&mut SubsetBuffers<T>)>;
-    // The byte ranges of the half-off subset's part of each chunk it holds in part.
     let parts: Vec<(usize, Vec<std::ops::Range<usize>>)> = b
         .grid
         .chunks_in(&[
@@ -1879,6 +1922,43 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
             (!whole).then(|| (place(first, &index), ranges))
         })
         .collect();
+    let at = SubsetAt {
+        side,
+        origin,
+        off_origin,
+        want_aligned: array(origin),
+        want_off: array(off_origin),
+        shapes,
+        parts,
+    };
+    (b, at)
+}
+
+/// Time the subset rows of one element type, big endian, with the subset's array in
+/// Fortran order or C order: a subset of [`SUBSET_CHUNKS`] chunks a side at a chunk
+/// boundary and half a chunk off, decoded and encoded, beside the same chunks as the whole
+/// grid of an array of the subset's shape, round-robin, each timed run from cold caches.
+fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
+    ty: &'static str,
+    fortran: bool,
+    size: &GridSize,
+    runs: usize,
+    cold: &Cold,
+    value: fn(usize) -> T,
+) -> SubsetRow {
+    let e = Endian::Big;
+    let (mut b, at) = subset_buffers(fortran, size, value);
+    let SubsetAt {
+        side,
+        origin,
+        off_origin,
+        want_aligned,
+        want_off,
+        shapes,
+        parts,
+    } = at;
+    let fill = T::zeroed();
+    type SubsetRun<T> = Box<dyn Fn(&mut SubsetBuffers<T>)>;
     let cases: [SubsetRun<T>; 8] = [
         Box::new(move |b| {
             let (chunks, first) = (&b.chunks, b.first);
@@ -1922,7 +2002,7 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
                 unreachable!("an aligned subset holds every chunk whole")
             };
             array
-                .encode_zarr_subset(&b.grid, &origin, fill, e, stored, touch_lent)
+                .encode_zarr_subset(&b.grid, &origin, fill, e, stored, touch_owned)
                 .unwrap();
         }),
         Box::new(move |b| {
@@ -1932,14 +2012,14 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
                 Ok::<_, zarr_bytes::Error>(owned[b.at(i)].take())
             };
             array
-                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_lent)
+                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_owned)
                 .unwrap();
         }),
         Box::new(move |b| {
             let array = black_box(&b.off);
             let stored = |_: &[usize]| Ok::<Option<Vec<u8>>, zarr_bytes::Error>(None);
             array
-                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_lent)
+                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_owned)
                 .unwrap();
         }),
         // The memory traffic of the stored chunks' update by itself: their part's bytes
@@ -1969,9 +2049,9 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
     );
     b.refill();
     let written = Mutex::new(0usize);
-    let check = |i: &[usize], bytes: Option<&[u8]>| {
+    let check = |i: &[usize], bytes: Option<Cow<'_, [u8]>>| {
         assert!(
-            bytes == Some(&b.chunks[b.at(i)][..]),
+            bytes.as_deref() == Some(&b.chunks[b.at(i)][..]),
             "{ty}: chunk {i:?} written wrong"
         );
         *written.lock().expect("no panic") += 1;
@@ -2119,6 +2199,742 @@ fn subset_table(size: &GridSize, rows: &[SubsetRow]) {
     }
 }
 
+/// The paths of the driven rows, in their order: the path, the subset, the row each is
+/// read against (the baseline of its ratio), and the target of that ratio (0: none).
+const DRIVEN_PATHS: [(&str, &str, usize, f64); 12] = [
+    ("decode_zarr_subset_into", "half a chunk off", 0, 0.0),
+    (
+        "SubsetReader, every chunk put in C order",
+        "half a chunk off",
+        0,
+        0.9,
+    ),
+    (
+        "SubsetReader, parts put from 2 threads",
+        "half a chunk off",
+        1,
+        1.5,
+    ),
+    ("memcpy-prealloc of the subset's bytes (bound)", "", 3, 0.0),
+    ("memcpy-prealloc, 2 threads (bound)", "", 3, 0.0),
+    ("encode_zarr_subset", "aligned", 5, 0.0),
+    ("SubsetWriter, every chunk encoded", "aligned", 5, 0.9),
+    (
+        "SubsetWriter, every chunk updated in one reused buffer",
+        "aligned",
+        5,
+        0.0,
+    ),
+    (
+        "a zeroed `Vec` a chunk long per chunk (bound)",
+        "aligned",
+        6,
+        0.0,
+    ),
+    (
+        "SubsetWriter, encoded or updated in the caller's buffers",
+        "half a chunk off",
+        5,
+        0.85,
+    ),
+    (
+        "encode_zarr_subset, stored chunks handed over",
+        "half a chunk off",
+        5,
+        0.0,
+    ),
+    (
+        "parts written into the stored (bound)",
+        "half a chunk off",
+        9,
+        0.0,
+    ),
+];
+
+/// The rows of [`DRIVEN_PATHS`] whose store hands over owned chunks, made before each run.
+const DRIVEN_STORED: [usize; 2] = [10, 11];
+
+/// The driven rows of one element type and layout of the subset's array, from the same
+/// rounds.
+struct DrivenRow {
+    ty: &'static str,
+    endian: &'static str,
+    layout: &'static str,
+    /// The grid's, the chunks' and the subsets' shapes.
+    shapes: String,
+    /// GB/s of the subset's bytes, in [`DRIVEN_PATHS`] order.
+    gbps: [f64; 12],
+}
+
+/// Time the driven rows of one element type, big endian, on the subsets, grid and chunks
+/// of the subset rows ([`subset_buffers`]): a [`SubsetReader`] every chunk of the half-off
+/// subset is put into, in C order on this thread, or half of them from a second thread,
+/// against `decode_zarr_subset_into`; a [`SubsetWriter`] asked for every chunk of the
+/// aligned subset, and for the half-off subset's, the chunks it holds in part updated in
+/// the buffers they are stored in, against `encode_zarr_subset` of the aligned subset;
+/// round-robin, each timed run from cold caches.
+fn measure_driven<T: Element + PartialEq + bytemuck::Pod>(
+    ty: &'static str,
+    fortran: bool,
+    size: &GridSize,
+    runs: usize,
+    cold: &Cold,
+    value: fn(usize) -> T,
+) -> DrivenRow {
+    let e = Endian::Big;
+    let (mut b, at) = subset_buffers(fortran, size, value);
+    let SubsetAt {
+        side,
+        origin,
+        off_origin,
+        want_aligned,
+        want_off,
+        shapes,
+        parts,
+    } = at;
+    b.aligned.assign(&want_aligned);
+    let bytes = side[0] * side[1] * T::SIZE;
+    // The memcpy rows' source (the aligned subset's memory) and destination.
+    let copy = Mutex::new(vec![0u8; bytes]);
+    let memcpy = move |b: &SubsetBuffers<T>, threads: usize| {
+        let src: &[u8] =
+            bytemuck::cast_slice(b.aligned.as_slice_memory_order().expect("one slice"));
+        let mut dst = copy.lock().expect("no panic");
+        let half = bytes.div_ceil(threads);
+        std::thread::scope(|s| {
+            let mut halves = src.chunks(half).zip(dst.chunks_mut(half));
+            let (src, dst) = halves.next().expect("a half");
+            for (src, dst) in halves {
+                s.spawn(move || dst.copy_from_slice(src));
+            }
+            dst.copy_from_slice(src);
+        });
+        black_box(&mut dst[..]);
+    };
+    let fill = T::zeroed();
+    type DrivenRun<T> = Box<dyn Fn(&mut SubsetBuffers<T>)>;
+    let memcpy = std::sync::Arc::new(memcpy);
+    let memcpy_two = memcpy.clone();
+    let cases: [DrivenRun<T>; 12] = [
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let source =
+                |i: &[usize]| Ok::<_, zarr_bytes::Error>(Some(&chunks[place(first, i)][..]));
+            let result = b
+                .off
+                .decode_zarr_subset_into(&b.grid, &off_origin, fill, e, source);
+            black_box(&mut b.off);
+            result.unwrap();
+        }),
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let reader = SubsetReader::new(b.off.view_mut(), &b.grid, &off_origin, fill, e);
+            let reader = reader.unwrap();
+            for part in reader.parts() {
+                let chunk = &chunks[place(first, &part.index)];
+                reader.put(&part.index, Some(chunk)).unwrap();
+            }
+            reader.finish().unwrap();
+            black_box(&mut b.off);
+        }),
+        Box::new(move |b| {
+            let (chunks, first) = (&b.chunks, b.first);
+            let reader = SubsetReader::new(b.off.view_mut(), &b.grid, &off_origin, fill, e);
+            let reader = reader.unwrap();
+            let parts: Vec<ChunkPart> = reader.parts().collect();
+            // Each thread a half in C order: its own rows of the subset.
+            let (one, other) = parts.split_at(parts.len() / 2);
+            let put = |parts: &[ChunkPart]| {
+                for part in parts {
+                    let chunk = &chunks[place(first, &part.index)];
+                    reader.put(&part.index, Some(chunk)).unwrap();
+                }
+            };
+            std::thread::scope(|s| {
+                s.spawn(|| put(one));
+                put(other);
+            });
+            reader.finish().unwrap();
+            black_box(&mut b.off);
+        }),
+        Box::new(move |b| memcpy(b, 1)),
+        Box::new(move |b| memcpy_two(b, 2)),
+        Box::new(move |b| {
+            let array = black_box(&b.aligned);
+            let stored = |_: &[usize]| -> Result<Option<Vec<u8>>, zarr_bytes::Error> {
+                unreachable!("an aligned subset holds every chunk whole")
+            };
+            array
+                .encode_zarr_subset(&b.grid, &origin, fill, e, stored, touch_owned)
+                .unwrap();
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.aligned);
+            let writer = SubsetWriter::new(array.view(), &b.grid, &origin, fill, e).unwrap();
+            for part in writer.parts() {
+                let bytes = writer.encode(&part.index).unwrap();
+                touch_lent(&part.index, bytes.as_deref()).unwrap();
+            }
+        }),
+        // The writer with the caller's own buffer for every chunk, as the blocking call
+        // lends one: `update` writes all of a chunk the subset covers whole (here no edge
+        // chunk, so no padding left as it was).
+        Box::new(move |b| {
+            let array = black_box(&b.aligned);
+            let writer = SubsetWriter::new(array.view(), &b.grid, &origin, fill, e).unwrap();
+            let mut out = vec![0u8; b.chunks[0].len()];
+            for part in writer.parts() {
+                let fills = writer.update(&part.index, &mut out).unwrap();
+                touch_lent(&part.index, (!fills).then_some(&out[..])).unwrap();
+            }
+        }),
+        // What `encode` allocates for each chunk, and nothing else: a `Vec` of zeros,
+        // lent to the sink, dropped.
+        Box::new(move |b| {
+            for chunk in 0..SUBSET_CHUNKS * SUBSET_CHUNKS {
+                let bytes = vec![0u8; b.chunks[chunk].len()];
+                touch_lent(&[], Some(&bytes)).unwrap();
+            }
+        }),
+        // The chunks held in part are updated where they are stored, with the values they
+        // hold: the next run finds them as they were.
+        Box::new(move |b| {
+            let SubsetBuffers {
+                grid,
+                chunks,
+                off,
+                first,
+                ..
+            } = b;
+            let array = black_box(&*off);
+            let writer = SubsetWriter::new(array.view(), grid, &off_origin, fill, e).unwrap();
+            for part in writer.parts() {
+                if part.whole {
+                    let bytes = writer.encode(&part.index).unwrap();
+                    touch_lent(&part.index, bytes.as_deref()).unwrap();
+                } else {
+                    let chunk = &mut chunks[place(*first, &part.index)];
+                    let fills = writer.update(&part.index, chunk).unwrap();
+                    touch_lent(&part.index, (!fills).then_some(&chunk[..])).unwrap();
+                }
+            }
+        }),
+        Box::new(move |b| {
+            let array = black_box(&b.off);
+            let stored = |i: &[usize]| {
+                let mut owned = b.owned.lock().expect("no panic");
+                Ok::<_, zarr_bytes::Error>(owned[b.at(i)].take())
+            };
+            array
+                .encode_zarr_subset(&b.grid, &off_origin, fill, e, stored, touch_owned)
+                .unwrap();
+        }),
+        // The memory traffic of the stored chunks' update by itself: their part's bytes
+        // written, as bytes, into buffers made before the run, as in the subset rows.
+        Box::new(move |b| {
+            let mut owned = b.owned.lock().expect("no panic");
+            for (at, ranges) in &parts {
+                let mut chunk = owned[*at].take().expect("a stored chunk");
+                for r in ranges {
+                    chunk[r.clone()].fill(0xa5);
+                }
+                black_box(&chunk);
+            }
+        }),
+    ];
+    // The untimed first round faults in every page and warms the allocator; each reader
+    // must fill the subset, from an array of zeros.
+    for (k, case) in cases.iter().enumerate() {
+        if DRIVEN_STORED.contains(&k) {
+            b.refill();
+        }
+        if k < 3 {
+            b.off.fill(T::zeroed());
+        }
+        case(&mut b);
+        if k < 3 {
+            assert!(
+                b.off == want_off,
+                "{ty}: {} decoded wrong",
+                DRIVEN_PATHS[k].0
+            );
+        }
+    }
+    // The writers must make the chunks stored, and update a stored chunk's part alone:
+    // here a copy whose part is scrambled first.
+    let (c0, c1) = (b.grid.chunk_shape()[0], b.grid.chunk_shape()[1]);
+    for (array, at) in [(&b.aligned, origin), (&b.off, off_origin)] {
+        let writer = SubsetWriter::new(array.view(), &b.grid, &at, fill, e).unwrap();
+        for part in writer.parts() {
+            let stored = &b.chunks[b.at(&part.index)];
+            let made = if part.whole {
+                let mut chunk = vec![0xa5; stored.len()];
+                assert!(!writer.update(&part.index, &mut chunk).unwrap());
+                assert!(
+                    chunk == *stored,
+                    "{ty}: chunk {:?} updated wrong",
+                    part.index
+                );
+                writer.encode(&part.index).unwrap()
+            } else {
+                let mut chunk = stored.clone();
+                let ranges = zarr_bytes::region_byte_ranges::<T>(&[c0, c1], &part.in_chunk);
+                for r in ranges.expect("a part") {
+                    chunk[r].fill(0xa5);
+                }
+                assert!(!writer.update(&part.index, &mut chunk).unwrap());
+                Some(chunk)
+            };
+            assert!(
+                made.as_deref() == Some(&stored[..]),
+                "{ty}: chunk {:?} written wrong",
+                part.index
+            );
+        }
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (k, (case, times)) in cases.iter().zip(&mut times).enumerate() {
+            if DRIVEN_STORED.contains(&k) {
+                b.refill();
+            }
+            times.push(cold.time(|| case(&mut b)));
+        }
+    }
+    let gbps: Vec<f64> = times
+        .into_iter()
+        .map(|t| bytes as f64 / median(t).as_secs_f64().max(1e-12) / 1e9)
+        .collect();
+    DrivenRow {
+        ty,
+        endian: if T::SIZE == 1 { "n/a" } else { e.as_str() },
+        layout: if fortran { "fortran" } else { "standard" },
+        shapes,
+        gbps: gbps.try_into().expect("twelve cases"),
+    }
+}
+
+/// The driven rows of every grid type asked, the subset's array in C and Fortran order.
+fn driven_rows(size: &GridSize, runs: usize, cold: &Cold) -> Vec<DrivenRow> {
+    let mut rows = Vec::new();
+    for &ty in &size.types {
+        for fortran in [false, true] {
+            rows.push(match ty {
+                "f64" => measure_driven("f64", fortran, size, runs, cold, |i| i as f64 * 0.5 - 1e6),
+                "u16" => measure_driven("u16", fortran, size, runs, cold, |i| i as u16),
+                "u8" => measure_driven("u8", fortran, size, runs, cold, |i| (i % 251) as u8),
+                other => unreachable!("a type of GRID_TYPES, not {other}"),
+            });
+        }
+    }
+    rows
+}
+
+/// The driven rows: GB/s of each path, its ratio to the row it is read against, and that
+/// ratio against its target.
+fn driven_table(size: &GridSize, rows: &[DrivenRow]) {
+    println!();
+    println!(
+        "The reader and writer the caller drives, on the subsets of the subset rows \
+         ({SUBSET_CHUNKS} × {SUBSET_CHUNKS} chunks of {} MiB at a chunk boundary and half a \
+         chunk off), on one thread unless named: the reader's chunks lent from a `Vec`, put in \
+         C order, or half of them (in C order) from a second thread; the writer's chunks made \
+         by `encode` lent to the sink (which reads one byte) and dropped, or, held in part, \
+         updated by `update` in the `Vec` they are stored in, as they are, from memory; each \
+         run from cold caches. The bounds: the subset's bytes copied on one thread and on \
+         two; a zeroed `Vec` of a chunk's length allocated, lent and dropped for each chunk \
+         of the aligned subset (the one reused buffer is lent the same way); the half-off \
+         subset's parts of the chunks it holds in part \
+         written as bytes into owned copies made before the run. GB/s of the subset's \
+         bytes:",
+        size.chunk_bytes >> 20,
+    );
+    println!();
+    let mut seen = Vec::new();
+    for r in rows {
+        if !seen.contains(&r.ty) {
+            seen.push(r.ty);
+            println!("- {}: {}", r.ty, r.shapes);
+        }
+    }
+    println!();
+    println!("| path | subset | type | endian | array | GB/s | ratio | against | target |");
+    println!("|---|---|---|---|---|---:|---:|---|---|");
+    for r in rows {
+        for (k, &(path, subset, against, target)) in DRIVEN_PATHS.iter().enumerate() {
+            let ratio = r.gbps[k] / r.gbps[against];
+            let (against_path, against_subset, _, _) = DRIVEN_PATHS[against];
+            let (ratio, against, target) = if against == k {
+                (String::new(), String::new(), String::new())
+            } else {
+                (
+                    format!("{ratio:.2}"),
+                    [against_path, against_subset]
+                        .iter()
+                        .filter(|s| !s.is_empty())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if target > 0.0 {
+                        verdict(ratio >= target, format!("≥ {target:.2}"))
+                    } else {
+                        String::new()
+                    },
+                )
+            };
+            println!(
+                "| {path} | {subset} | {} | {} | {} | {} | {ratio} | {against} | {target} |",
+                r.ty,
+                r.endian,
+                r.layout,
+                rate(r.gbps[k]),
+            );
+        }
+    }
+}
+
+/// `target`, and whether it is met.
+fn verdict(met: bool, target: String) -> String {
+    format!("{target}: {}", if met { "met" } else { "missed" })
+}
+
+/// What every request of the latency rows' store waits, as an object store answers after
+/// tens of milliseconds.
+#[cfg(feature = "async")]
+const LATENCY: Duration = Duration::from_millis(20);
+
+/// Requests in flight in the async latency rows.
+#[cfg(feature = "async")]
+const IN_FLIGHT: usize = 64;
+
+/// The chunks of the latency rows: 256 × 256 `f32`, 256 KiB.
+#[cfg(feature = "async")]
+const LATENCY_CHUNK: usize = 256;
+
+/// Chunks per axis of the latency rows' read: 16 × 16 chunks (64 MiB) at a chunk boundary.
+#[cfg(feature = "async")]
+const READ_CHUNKS: usize = 16;
+
+/// Chunks per axis the latency rows' write touches, half a chunk off on both axes: 5 × 7,
+/// the 20 on its border in part.
+#[cfg(feature = "async")]
+const WRITE_CHUNKS: [usize; 2] = [5, 7];
+
+/// Time a read and a write of an `f32` array (big endian) through a store in memory whose
+/// every request (a chunk read, a chunk written) waits [`LATENCY`] or nothing: the async
+/// calls with [`IN_FLIGHT`] requests pending on a tokio runtime, against the blocking calls
+/// (the source and sink `std::thread::sleep`), and the target of each; round-robin, each
+/// timed run from cold caches.
+#[cfg(feature = "async")]
+fn latency_table(runs: usize, cold: &Cold) {
+    use zarr_bytes::{ChunkDecode, Error};
+
+    let e = Endian::Big;
+    let c = LATENCY_CHUNK;
+    let first = READ_CHUNKS;
+    let grid = ChunkGrid::new(&[3 * READ_CHUNKS * c; 2], &[c, c]).expect("a grid");
+    let cols = grid.array_shape()[1];
+    let value = move |r: usize, k: usize| (r * cols + k) as f32 * 0.25 - 1e3;
+    // The store: the chunks of the read, which holds those of the write, in C order.
+    let mut store = Vec::with_capacity(READ_CHUNKS * READ_CHUNKS);
+    for i in first..first + READ_CHUNKS {
+        for j in first..first + READ_CHUNKS {
+            let chunk = Array2::from_shape_fn((c, c), |(r, k)| value(i * c + r, j * c + k));
+            store.push(chunk.to_zarr_bytes(e));
+        }
+    }
+    let store = &store;
+    let at = move |index: &[usize]| (index[0] - first) * READ_CHUNKS + (index[1] - first);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_time()
+        .build()
+        .expect("a tokio runtime");
+    let runtime = &runtime;
+
+    // The read.
+    let read = [
+        first * c..(first + READ_CHUNKS) * c,
+        first * c..(first + READ_CHUNKS) * c,
+    ];
+    let source = move |wait: bool| {
+        move |index: &[usize]| {
+            if wait {
+                std::thread::sleep(LATENCY);
+            }
+            Ok::<_, Error>(Some(&store[at(index)][..]))
+        }
+    };
+    let fetch = move |wait: bool| {
+        move |index: Vec<usize>| {
+            let bytes = &store[at(&index)][..];
+            async move {
+                if wait {
+                    tokio::time::sleep(LATENCY).await;
+                }
+                Ok::<_, Error>(Some(bytes))
+            }
+        }
+    };
+    let (grid, read) = (&grid, &read);
+    let blocking = move |wait: bool| {
+        move || Array2::<f32>::from_zarr_subset(grid, read, 0.0, e, source(wait)).unwrap()
+    };
+    let driven = move |wait: bool| {
+        move || {
+            let read =
+                Array2::<f32>::from_zarr_subset_async(grid, read, 0.0, e, IN_FLIGHT, fetch(wait));
+            runtime.block_on(read).unwrap()
+        }
+    };
+    // A `SubsetReader` driven by hand: each request a tokio task, under way as soon as it
+    // is spawned, a new one spawned as each arrives, IN_FLIGHT pending; this thread puts
+    // each chunk as it arrives, into an array allocated zeroed as `from_zarr_subset`'s.
+    let tasks = move || {
+        let side = READ_CHUNKS * c;
+        let mut out = Array2::<f32>::zeros((side, side));
+        let reader = SubsetReader::new(out.view_mut(), grid, &[first * c; 2], 0.0, e).unwrap();
+        let mut parts = reader.parts().map(|part| part.index);
+        let (sent, arrived) = std::sync::mpsc::channel();
+        let request = |index: Vec<usize>| {
+            let sent = sent.clone();
+            runtime.spawn(async move {
+                tokio::time::sleep(LATENCY).await;
+                sent.send(index).expect("a receiver");
+            });
+        };
+        let mut pending = 0;
+        for index in parts.by_ref().take(IN_FLIGHT) {
+            request(index);
+            pending += 1;
+        }
+        while pending > 0 {
+            let index = arrived.recv().expect("a sender");
+            pending -= 1;
+            if let Some(next) = parts.next() {
+                request(next);
+                pending += 1;
+            }
+            reader.put(&index, Some(&store[at(&index)])).unwrap();
+        }
+        drop(parts);
+        reader.finish().unwrap();
+        out
+    };
+    type Read<'a> = Box<dyn Fn() -> Array2<f32> + 'a>;
+    let reads: [(&str, Read); 5] = [
+        ("from_zarr_subset, no latency", Box::new(blocking(false))),
+        (
+            "from_zarr_subset_async, no latency",
+            Box::new(driven(false)),
+        ),
+        (
+            "from_zarr_subset_async, 20 ms a request",
+            Box::new(driven(true)),
+        ),
+        (
+            "SubsetReader, each request a tokio task, 20 ms a request",
+            Box::new(tasks),
+        ),
+        (
+            "from_zarr_subset, 20 ms a request",
+            Box::new(blocking(true)),
+        ),
+    ];
+    let want = Array2::from_shape_fn((READ_CHUNKS * c, READ_CHUNKS * c), |(r, k)| {
+        value(first * c + r, first * c + k)
+    });
+    for (path, read) in &reads {
+        assert!(read() == want, "{path}: decoded wrong");
+    }
+
+    // The write, half a chunk off: its values those stored, so that each chunk it makes
+    // or updates is the one stored.
+    let origin = [first * c + c / 2; 2];
+    let shape = ((WRITE_CHUNKS[0] - 1) * c, (WRITE_CHUNKS[1] - 1) * c);
+    let x = Array2::from_shape_fn(shape, |(r, k)| value(origin[0] + r, origin[1] + k));
+    let writer = SubsetWriter::new(x.view(), grid, &origin, 0.0, e).expect("a writer");
+    let parts: Vec<ChunkPart> = writer.parts().collect();
+    let partial: Vec<usize> = parts
+        .iter()
+        .filter(|p| !p.whole)
+        .map(|p| at(&p.index))
+        .collect();
+    drop(writer);
+    // The chunks held in part as the store answers them: owned copies, made before each
+    // run.
+    let owned = Mutex::new(vec![None; store.len()]);
+    let refill = || {
+        let mut owned = owned.lock().expect("no panic");
+        for &p in &partial {
+            owned[p] = Some(store[p].clone());
+        }
+    };
+    let (owned, x, origin) = (&owned, &x, &origin);
+    let stored = move |wait: bool| {
+        move |index: &[usize]| {
+            if wait {
+                std::thread::sleep(LATENCY);
+            }
+            Ok::<_, Error>(owned.lock().expect("no panic")[at(index)].take())
+        }
+    };
+    let sink = move |wait: bool| {
+        move |index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
+            if wait {
+                std::thread::sleep(LATENCY);
+            }
+            touch_owned(index, bytes)
+        }
+    };
+    let stored_async = move |wait: bool| {
+        move |index: Vec<usize>| {
+            let was = owned.lock().expect("no panic")[at(&index)].take();
+            async move {
+                if wait {
+                    tokio::time::sleep(LATENCY).await;
+                }
+                Ok::<_, Error>(was)
+            }
+        }
+    };
+    let sink_async = move |wait: bool| {
+        move |index: Vec<usize>, bytes: Option<Vec<u8>>| async move {
+            if wait {
+                tokio::time::sleep(LATENCY).await;
+            }
+            touch_lent(&index, bytes.as_deref())
+        }
+    };
+    let blocking = move |wait: bool| {
+        move || {
+            x.encode_zarr_subset(grid, origin, 0.0, e, stored(wait), sink(wait))
+                .unwrap()
+        }
+    };
+    let driven = move |wait: bool| {
+        move || {
+            let write = x.encode_zarr_subset_async(
+                grid,
+                origin,
+                0.0,
+                e,
+                IN_FLIGHT,
+                stored_async(wait),
+                sink_async(wait),
+            );
+            runtime.block_on(write).unwrap()
+        }
+    };
+    type Write<'a> = Box<dyn Fn() + 'a>;
+    let writes: [(&str, Write); 4] = [
+        ("encode_zarr_subset, no latency", Box::new(blocking(false))),
+        (
+            "encode_zarr_subset_async, no latency",
+            Box::new(driven(false)),
+        ),
+        (
+            "encode_zarr_subset_async, 20 ms a request",
+            Box::new(driven(true)),
+        ),
+        (
+            "encode_zarr_subset, 20 ms a request",
+            Box::new(blocking(true)),
+        ),
+    ];
+    // The async write must ask for the chunks held in part and hand over the chunks
+    // stored.
+    refill();
+    let written = Mutex::new(0);
+    let check = |index: Vec<usize>, bytes: Option<Vec<u8>>| {
+        assert!(
+            bytes.as_deref() == Some(&store[at(&index)][..]),
+            "chunk {index:?} written wrong"
+        );
+        *written.lock().expect("no panic") += 1;
+        std::future::ready(Ok::<_, Error>(()))
+    };
+    let write =
+        x.encode_zarr_subset_async(grid, origin, 0.0, e, IN_FLIGHT, stored_async(false), check);
+    runtime.block_on(write).unwrap();
+    assert_eq!(*written.lock().expect("no panic"), parts.len());
+    assert!(owned.lock().expect("no panic").iter().all(Option::is_none));
+
+    let mut read_times = vec![Vec::with_capacity(runs); reads.len()];
+    let mut write_times = vec![Vec::with_capacity(runs); writes.len()];
+    for _ in 0..runs {
+        for ((_, read), times) in reads.iter().zip(&mut read_times) {
+            times.push(cold.time(read));
+        }
+        for ((_, write), times) in writes.iter().zip(&mut write_times) {
+            refill();
+            times.push(cold.time(write));
+        }
+    }
+    // Each path and the median of its runs, in ms.
+    let medians = |paths: Vec<&'static str>, times: Vec<Vec<Duration>>| -> Vec<(&str, f64)> {
+        let ms = times.into_iter().map(|t| median(t).as_secs_f64() * 1e3);
+        paths.into_iter().zip(ms).collect()
+    };
+    let reads = medians(reads.iter().map(|r| r.0).collect(), read_times);
+    let writes = medians(writes.iter().map(|w| w.0).collect(), write_times);
+
+    let waves = (READ_CHUNKS * READ_CHUNKS).div_ceil(IN_FLIGHT);
+    // A chunk held in part waits on two requests, one after the other: its read and its
+    // write; every chunk of the write is in flight at once.
+    let in_turn = 2 * parts.len().div_ceil(IN_FLIGHT);
+    let latency = LATENCY.as_millis();
+    println!();
+    println!(
+        "Latency: an `f32` array in chunks of {c} × {c} (256 KiB) in a store in memory whose \
+         every request (a chunk read, a chunk written) waits {latency} ms (`tokio::time::sleep` \
+         in the async calls' futures, {IN_FLIGHT} in flight, on a tokio multi-thread runtime; \
+         `std::thread::sleep` in the blocking calls' closures), or nothing; one thread \
+         decodes and encodes. Read: a subset of {READ_CHUNKS} × {READ_CHUNKS} chunks \
+         (64 MiB) at a chunk boundary, {waves} waves of {IN_FLIGHT} requests. Write: a \
+         subset of {} × {} ({} MiB) half a chunk off, {} chunks touched, {} of them in part \
+         (read from the store, which hands over owned copies made before each run, and \
+         updated). Medians of {runs} runs, in ms:",
+        shape.0,
+        shape.1,
+        (shape.0 * shape.1 * 4) >> 20,
+        parts.len(),
+        partial.len(),
+    );
+    println!();
+    println!("| path | ms |");
+    println!("|---|---:|");
+    for (path, ms) in reads.iter().chain(&writes) {
+        println!("| {path} | {ms:.1} |");
+    }
+    println!();
+    println!("| target | measured | bound | |");
+    println!("|---|---:|---:|---|");
+    within("read", waves, &reads, 2, 4);
+    within("read", waves, &reads, 3, 4);
+    within("write", in_turn, &writes, 2, 3);
+}
+
+/// The targets of the async call of row `driven` of the latency rows, for the `turns`
+/// requests each chunk waits on in turn: within 1.25 × `turns` × [`LATENCY`] plus the
+/// blocking call with no latency (row 0), and 15 times as fast as the blocking call with
+/// latency (row `blocking`) at least.
+#[cfg(feature = "async")]
+fn within(what: &str, turns: usize, rows: &[(&str, f64)], driven: usize, blocking: usize) {
+    let latency = LATENCY.as_secs_f64() * 1e3;
+    let ((path, ms), base, slow) = (rows[driven], rows[0].1, rows[blocking].1);
+    let bound = 1.25 * turns as f64 * latency + base;
+    let within = verdict(ms <= bound, format!("{:.2} of the bound", ms / bound));
+    println!(
+        "| {what}: {path}, within 1.25 × {turns} × {latency} ms + the blocking call with no \
+         latency | {ms:.1} ms | {bound:.1} ms | {within} |"
+    );
+    let faster = verdict(slow / ms >= 15.0, "≥ 15".into());
+    println!(
+        "| {what}: the blocking call at {latency} ms / {path} | {:.1} | 15 | {faster} |",
+        slow / ms
+    );
+}
+
 fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(options) => options,
@@ -2169,6 +2985,21 @@ fn main() -> ExitCode {
     if options.subsets {
         let rows = subset_rows(&options.grid(), runs, &cold);
         subset_table(&options.grid(), &rows);
+        return ExitCode::SUCCESS;
+    }
+    if options.driven {
+        let grid = &options.grid();
+        one_thread(|| {
+            #[cfg(feature = "async")]
+            latency_table(runs, &cold);
+            #[cfg(not(feature = "async"))]
+            {
+                println!();
+                println!("The latency rows need `--features async`.");
+            }
+            let rows = driven_rows(grid, runs, &cold);
+            driven_table(grid, &rows);
+        });
         return ExitCode::SUCCESS;
     }
     // Grid layouts only: the grid tables only; `--sparse`: the sparse tables only.
@@ -2246,4 +3077,10 @@ fn main() -> ExitCode {
         parallel();
     }
     ExitCode::SUCCESS
+}
+
+/// [`touch_lent`] for the subset rows (`encode_zarr_subset`), whose sink may be handed an
+/// updated chunk owned: it is dropped there, as a store that takes it would free it later.
+fn touch_owned(index: &[usize], bytes: Option<Cow<'_, [u8]>>) -> Result<(), zarr_bytes::Error> {
+    touch_lent(index, bytes.as_deref())
 }
