@@ -3,8 +3,10 @@
 //! `futures-util`'s combinators: no runtime, so they run on any executor.
 
 use std::future::Future;
+use std::task::Context;
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
+use futures_util::{future, task};
 
 use crate::typed::grid::parts::ChunkPart;
 use crate::Error;
@@ -30,16 +32,36 @@ where
     }
     let fetch = &fetch;
     let mut arrived = stream::iter(parts)
-        .map(|part| async move {
-            let bytes = fetch(part.index.clone()).await?;
-            Ok::<_, E>((part.index, bytes))
-        })
+        .map(|part| started(fetch(part.index.clone()), part.index))
         .buffer_unordered(in_flight);
     while let Some(arrival) = arrived.next().await {
         let (index, bytes) = arrival?;
         put(&index, bytes.as_ref().map(AsRef::as_ref))?;
     }
     Ok(())
+}
+
+/// `request`, polled once now so that it is sent at once: a future sends nothing until it
+/// is polled, and the pool of pending ones polls those already answered first, so a new
+/// request would wait for a whole wave to be decoded. Its answer comes with `index`.
+fn started<E, B, Fut>(
+    request: Fut,
+    index: Vec<usize>,
+) -> impl Future<Output = Result<(Vec<usize>, Option<B>), E>>
+where
+    Fut: Future<Output = Result<Option<B>, E>>,
+{
+    let mut request = Box::pin(future::maybe_done(request));
+    let _ = request
+        .as_mut()
+        .poll(&mut Context::from_waker(task::noop_waker_ref()));
+    async move {
+        request.as_mut().await;
+        match request.as_mut().take_output() {
+            Some(answer) => answer.map(|bytes| (index, bytes)),
+            None => unreachable!("a finished MaybeDone holds its output until taken"),
+        }
+    }
 }
 
 /// Store every one of `parts` of a writer: a part covered whole made by `encode`; any
