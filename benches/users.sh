@@ -37,7 +37,9 @@ trap report EXIT
 
 # The Python of .ci/run (zarr-python 3.4 needs 3.11 or newer), with matplotlib for the chart.
 python=""
-for candidate in /root/.pyenv/versions/3.12.1/bin/python3.12 python3.13 python3.12 python3; do
+# pyenv's installs count too where none is selected: its shims then refuse to run them.
+pyenv_pythons=$(ls -d "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3 2>/dev/null || true)
+for candidate in python3.13 python3.12 $pyenv_pythons python3; do
     if "$candidate" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1; then
         python=$candidate
         break
