@@ -375,7 +375,7 @@ impl BytesCodec {
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         grid.check_array(array.shape())?;
         let subset = Subset::whole(grid);
-        chunks::encode_subset(&array, &subset, &fill, endian, &Owned(sink), &unstored)
+        chunks::encode_subset(&array, &subset, &fill, endian, &Owned(&sink), &unstored)
     }
 
     /// Whether every element of `array` is `fill_value`, the value of `zarr.json`'s
@@ -460,9 +460,8 @@ impl BytesCodec {
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         grid.check_array(array.shape())?;
         let subset = Subset::whole(grid);
-        let sink = Sparse::new(|index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
-            sink(index, bytes.as_deref())
-        });
+        let lend = |index: &[usize], bytes: Option<Cow<'_, [u8]>>| sink(index, bytes.as_deref());
+        let sink = Sparse::new(&lend);
         chunks::encode_subset(&array, &subset, &fill, endian, &sink, &unstored)
     }
 
@@ -563,7 +562,7 @@ impl BytesCodec {
             &Subset::whole(grid),
             &fill,
             endian,
-            source,
+            &source,
             Before::Anything,
         )
     }
@@ -658,7 +657,7 @@ impl BytesCodec {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         let subset = Subset::at(grid, origin, array.shape())?;
-        chunks::decode_subset(array, &subset, &fill, endian, source, Before::Anything)
+        chunks::decode_subset(array, &subset, &fill, endian, &source, Before::Anything)
     }
 
     /// Write `array` into the subset of `grid`'s array that starts at `origin` and has
@@ -718,7 +717,7 @@ impl BytesCodec {
         let array = array.into();
         let (fill, endian) = self.fill_of(&array.data_type(), fill_value)?;
         let subset = Subset::at(grid, origin, array.shape())?;
-        chunks::encode_subset(&array, &subset, &fill, endian, &Sparse::new(sink), &stored)
+        chunks::encode_subset(&array, &subset, &fill, endian, &Sparse::new(&sink), &stored)
     }
 
     /// The array of `subset`, of `data_type`, from its chunks: allocated zeroed where the
@@ -741,7 +740,7 @@ impl BytesCodec {
             Some(array) => (array, Before::Zeroed),
             None => (fill.filled(shape), Before::Anything),
         };
-        chunks::decode_subset(array.view_mut(), subset, &fill, endian, source, before)?;
+        chunks::decode_subset(array.view_mut(), subset, &fill, endian, &source, before)?;
         Ok(array)
     }
 

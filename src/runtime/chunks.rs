@@ -3,7 +3,6 @@
 //! structs, whose values are no elements, are cut, and pasted as their encoded bytes.
 //! Every function reads or writes a view, which hands its element arrays over as views.
 
-use std::marker::PhantomData;
 use std::ops::Range;
 
 use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, AxisDescription, IxDyn, RawData, Slice};
@@ -11,7 +10,7 @@ use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, AxisDescription, IxDyn, RawD
 use crate::check::{checked_len, checked_size};
 use crate::element::Item;
 use crate::traverse::permuted;
-use crate::typed::grid::engine::{self, Before};
+use crate::typed::grid::engine::{self, Before, Source, Stored};
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
     check_part, chunk_len, corner, decode_part, encode_part, fill_around, fill_elements,
@@ -299,20 +298,18 @@ fn subset_of<'g, A>(
 }
 
 /// An array encoded into the chunks of a subset, handed to a sink.
-struct EncodeSubset<'r, S, R, E> {
+struct EncodeSubset<'r, S, E> {
     subset: &'r Subset<'r>,
     fill: &'r [u8],
     endian: Endian,
     sink: &'r S,
-    stored: &'r R,
-    error: PhantomData<fn() -> E>,
+    stored: &'r Stored<'r, E>,
 }
 
-impl<E, S, R> Elements for EncodeSubset<'_, S, R, E>
+impl<E, S> Elements for EncodeSubset<'_, S, E>
 where
     E: From<Error> + Send,
     S: Sink<E>,
-    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     type Out = Result<(), E>;
 
@@ -325,19 +322,18 @@ where
 }
 
 /// The chunks of a subset, asked of a source, decoded into an array.
-struct DecodeSubset<'r, F> {
+struct DecodeSubset<'r, B, E> {
     subset: &'r Subset<'r>,
     fill: &'r [u8],
     endian: Endian,
-    source: &'r F,
+    source: &'r Source<'r, B, E>,
     before: Before,
 }
 
-impl<E, F, B> ElementsMut for DecodeSubset<'_, F>
+impl<E, B> ElementsMut for DecodeSubset<'_, B, E>
 where
     E: From<Error> + Send,
     B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     type Out = Result<(), E>;
 
@@ -440,18 +436,17 @@ pub(crate) fn decode_chunk_into(
 
 /// `array`, of `subset`'s shape, encoded into the chunks `subset` touches and handed to
 /// `sink`: the chunks it holds in part asked of `stored` and updated in place.
-pub(crate) fn encode_subset<E, S, R>(
+pub(crate) fn encode_subset<E, S>(
     array: &DynArrayView<'_>,
     subset: &Subset<'_>,
     fill: &DynArray,
     endian: Endian,
     sink: &S,
-    stored: &R,
+    stored: &Stored<'_, E>,
 ) -> Result<(), E>
 where
     E: From<Error> + Send,
     S: Sink<E>,
-    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let fill_bytes = fill.encode(endian)?;
     let visitor = EncodeSubset {
@@ -460,7 +455,6 @@ where
         endian,
         sink,
         stored,
-        error: PhantomData,
     };
     if let Ok(result) = array.elements(visitor) {
         return result;
@@ -486,25 +480,24 @@ where
 
 /// The chunks `subset` touches, asked of `source`, decoded into `array`, of the subset's
 /// shape; the part of a missing chunk holds `fill`.
-pub(crate) fn decode_subset<E, F, B>(
+pub(crate) fn decode_subset<E, B>(
     mut array: DynArrayViewMut<'_>,
     subset: &Subset<'_>,
     fill: &DynArray,
     endian: Endian,
-    source: F,
+    source: &Source<'_, B, E>,
     before: Before,
 ) -> Result<(), E>
 where
     E: From<Error> + Send,
     B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     let fill_bytes = fill.encode(endian)?;
     let visitor = DecodeSubset {
         subset,
         fill: &fill_bytes,
         endian,
-        source: &source,
+        source,
         before,
     };
     if let Ok(result) = array.elements_mut(visitor) {

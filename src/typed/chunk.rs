@@ -12,7 +12,7 @@ use ndarray::{Array, ArrayBase, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
 use crate::check::{checked_len, checked_size};
 use crate::element::{in_units, out_units};
 use crate::typed::decode::zeroed;
-use crate::typed::grid::engine::{self, unstored, Before};
+use crate::typed::grid::engine::{self, unstored, Before, Source, Stored};
 use crate::typed::grid::fill::{fill_bytes, Fill};
 use crate::typed::grid::part::{check_part, chunk_len, corner, decode_part, encode_part, Kind};
 use crate::typed::grid::sink::{Owned, Sink, Sparse};
@@ -724,7 +724,7 @@ where
     {
         grid.check_array(self.shape())?;
         let subset = Subset::whole(grid);
-        encode_plain(self, &subset, fill, endian, &Owned(sink), &unstored)
+        encode_plain(self, &subset, fill, endian, &Owned(&sink), &unstored)
     }
 
     fn is_zarr_fill(&self, fill: A) -> bool {
@@ -747,9 +747,8 @@ where
     {
         grid.check_array(self.shape())?;
         let subset = Subset::whole(grid);
-        let sink = Sparse::new(|index: &[usize], bytes: Option<Cow<'_, [u8]>>| {
-            sink(index, bytes.as_deref())
-        });
+        let lend = |index: &[usize], bytes: Option<Cow<'_, [u8]>>| sink(index, bytes.as_deref());
+        let sink = Sparse::new(&lend);
         encode_plain(self, &subset, fill, endian, &sink, &unstored)
     }
 
@@ -768,7 +767,7 @@ where
         F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync,
     {
         let subset = Subset::at(grid, origin, self.shape())?;
-        encode_plain(self, &subset, fill, endian, &Sparse::new(sink), &stored)
+        encode_plain(self, &subset, fill, endian, &Sparse::new(&sink), &stored)
     }
 
     #[cfg(feature = "async")]
@@ -802,13 +801,13 @@ where
 }
 
 /// `array`, of `subset`'s shape, encoded into the chunks it touches.
-fn encode_plain<A, S, D, E, K, R>(
+fn encode_plain<A, S, D, E, K>(
     array: &ArrayBase<S, D>,
     subset: &Subset<'_>,
     fill: A,
     endian: Endian,
     sink: &K,
-    stored: &R,
+    stored: &Stored<'_, E>,
 ) -> Result<(), E>
 where
     A: Element,
@@ -816,7 +815,6 @@ where
     D: Dimension,
     E: From<Error> + Send,
     K: Sink<E>,
-    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let fill = fill_bytes(fill, endian);
     match out_units(array.view().into_dyn()) {
@@ -891,18 +889,17 @@ where
 }
 
 /// The array of `subset`, its memory zeroed, each element then written once.
-fn decode_new<A, D, E, F, B>(
+fn decode_new<A, D, E, B>(
     subset: &Subset<'_>,
     fill: A,
     endian: Endian,
-    source: &F,
+    source: &Source<'_, B, E>,
 ) -> Result<Array<A, D>, E>
 where
     A: Element,
     D: Dimension,
     E: From<Error> + Send,
     B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     let mut array = zeroed_of::<A, D>(subset)?;
     let view = array.view_mut().into_dyn();
@@ -926,19 +923,18 @@ fn zeroed_of<A: Element, D: Dimension>(subset: &Subset<'_>) -> Result<Array<A, D
 
 /// Decode the chunks `subset` touches into `view`, of elements, as the units they move as
 /// where its memory is one slice.
-fn decode_plain<A, E, F, B>(
+fn decode_plain<A, E, B>(
     view: ArrayViewMut<'_, A, IxDyn>,
     subset: &Subset<'_>,
     fill: A,
     endian: Endian,
-    source: &F,
+    source: &Source<'_, B, E>,
     before: Before,
 ) -> Result<(), E>
 where
     A: Element,
     E: From<Error> + Send,
     B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     match in_units(view) {
         Ok(units) => {

@@ -268,25 +268,31 @@ impl<'g, A: Item> Decoder<'g, A> {
     }
 }
 
+/// The caller's closure that gives a stored chunk, as `dyn`: the walks are made once for
+/// each error type (and bytes type), not once for each closure.
+pub(crate) type Stored<'s, E> = dyn Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync + 's;
+
+/// The caller's closure that gives a chunk's bytes, as `dyn` (see [`Stored`]).
+pub(crate) type Source<'s, B, E> = dyn Fn(&[usize]) -> Result<Option<B>, E> + Sync + 's;
+
 /// Encode `array`, of `subset`'s shape (raw elements' byte axis included, which the grid
 /// has too), into the chunks `subset` touches, and hand each to `sink` with its index
 /// (without that axis). A chunk whose part inside the array the subset holds whole is
 /// made from `array`, padded with `fill` (one element's bytes); any other is asked of
 /// `stored` and updated in place, or made of `fill` where it is missing.
-pub(crate) fn encode<A, E, S, R>(
+pub(crate) fn encode<A, E, S>(
     array: ArrayView<'_, A, IxDyn>,
     subset: &Subset<'_>,
     kind: &Kind<A>,
     fill: &[u8],
     endian: Endian,
     sink: &S,
-    stored: &R,
+    stored: &Stored<'_, E>,
 ) -> Result<(), E>
 where
     A: Item,
     E: From<Error> + Send,
     S: Sink<E>,
-    R: Fn(&[usize]) -> Result<Option<Vec<u8>>, E> + Sync,
 {
     let scan = sink.skips_fill().then(|| array.view());
     let encoder = Encoder::new(Cow::Borrowed(subset), kind.clone(), fill, endian, scan)?;
@@ -316,20 +322,19 @@ where
 /// Decode the chunks `subset` touches, asked of `source`, into `array`, of the subset's
 /// shape (as [`encode`]'s); the part of a missing chunk holds `fill`: one element, or a raw
 /// element's bytes.
-pub(crate) fn decode<A, E, F, B>(
+pub(crate) fn decode<A, E, B>(
     array: ArrayViewMut<'_, A, IxDyn>,
     subset: &Subset<'_>,
     kind: &Kind<A>,
     fill: &[A],
     endian: Endian,
-    source: &F,
+    source: &Source<'_, B, E>,
     before: Before,
 ) -> Result<(), E>
 where
     A: Item,
     E: From<Error> + Send,
     B: AsRef<[u8]>,
-    F: Fn(&[usize]) -> Result<Option<B>, E> + Sync,
 {
     let decoder = Decoder::new(
         Cow::Borrowed(subset),

@@ -35,14 +35,18 @@ pub(crate) trait Sink<E>: Sync {
     ) -> Result<(), E>;
 }
 
-/// A sink of every chunk, each in a `Vec` of its own.
-pub(crate) struct Owned<F>(pub F);
+/// The caller's closure that takes each chunk owned. The sinks hold the caller's closures
+/// as `dyn`, so that a walk is made once for each error type, not once for each closure.
+pub(crate) type Takes<'s, E> = dyn Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync + 's;
 
-impl<E, F> Sink<E> for Owned<F>
-where
-    E: From<Error>,
-    F: Fn(&[usize], Vec<u8>) -> Result<(), E> + Sync,
-{
+/// The caller's closure that is lent each chunk, or handed one owned, `None` for one of only
+/// the fill value.
+pub(crate) type Lends<'s, E> = dyn Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync + 's;
+
+/// A sink of every chunk, each in a `Vec` of its own.
+pub(crate) struct Owned<'s, E>(pub &'s Takes<'s, E>);
+
+impl<E: From<Error>> Sink<E> for Owned<'_, E> {
     fn skips_fill(&self) -> bool {
         false
     }
@@ -73,13 +77,13 @@ where
 /// A sink of the chunks that hold more than the fill value: those made from the array lent
 /// from buffers that are reused (a thread takes the one put back last, still in its
 /// cache), those stored and updated in place handed over owned.
-pub(crate) struct Sparse<F> {
-    sink: F,
+pub(crate) struct Sparse<'s, E> {
+    sink: &'s Lends<'s, E>,
     spare: Spare,
 }
 
-impl<F> Sparse<F> {
-    pub(crate) fn new(sink: F) -> Sparse<F> {
+impl<'s, E> Sparse<'s, E> {
+    pub(crate) fn new(sink: &'s Lends<'s, E>) -> Self {
         Sparse {
             sink,
             spare: Spare::default(),
@@ -87,11 +91,7 @@ impl<F> Sparse<F> {
     }
 }
 
-impl<E, F> Sink<E> for Sparse<F>
-where
-    E: From<Error>,
-    F: Fn(&[usize], Option<Cow<'_, [u8]>>) -> Result<(), E> + Sync,
-{
+impl<E: From<Error>> Sink<E> for Sparse<'_, E> {
     fn skips_fill(&self) -> bool {
         true
     }
