@@ -235,9 +235,7 @@ impl<A: Item> Encodes for Sources<'_, A> {
             if self.encoder.fills(at, part.view()) {
                 return Ok(None);
             }
-            let mut out = vec![0u8; self.encoder.len()];
-            self.encoder.make(meet, part, &mut out, scratch)?;
-            Ok(Some(out))
+            self.encoder.made(meet, part, scratch).map(Some)
         })
     }
 
