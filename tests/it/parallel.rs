@@ -1,6 +1,7 @@
-//! Arrays above the parallel threshold: the same bytes and elements with and without the
-//! `rayon` feature (CI runs the tests both ways), in every layout. With the feature they
-//! run on a pool of two threads, whatever the machine has, so that they are split.
+//! Arrays above the parallel threshold: the same bytes and elements as the reference, in
+//! every layout, on a pool of two threads whatever the machine has, so that they are split
+//! (`cargo test` has the `rayon` feature through the crate's dev-dependency on itself), and
+//! on a pool of one thread.
 
 use crate::common::{reference_bytes, round_trip_in_every_layout, same_bits, standard, Bits};
 use ndarray::{ArrayD, ShapeBuilder};
