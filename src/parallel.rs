@@ -88,18 +88,6 @@ pub(crate) fn join<RA: Send, RB: Send>(
     (a(), b())
 }
 
-/// Whether a conversion of `bytes` would be split across the pool: never without the
-/// feature.
-pub(crate) fn shares(bytes: usize) -> bool {
-    #[cfg(feature = "rayon")]
-    return pool::worth(bytes);
-    #[cfg(not(feature = "rayon"))]
-    {
-        let _ = bytes;
-        false
-    }
-}
-
 /// `f()`, its conversions kept on the calling thread: the chunks of a grid share the pool
 /// among themselves, and cutting each again would only add parts.
 pub(crate) fn on_this_thread<R>(f: impl FnOnce() -> R) -> R {

@@ -242,42 +242,6 @@ fn a_writer_stores_what_the_blocking_call_stores() {
     }
 }
 
-/// Chunks of more bytes than the writer encodes at a time, their first axis of length one,
-/// from arrays in C order, in Fortran order and with two axes swapped: each chunk `encode`
-/// makes is the one the blocking call stores.
-#[test]
-fn chunks_larger_than_a_slab_encode_as_the_blocking_call_does() {
-    let shape = [2, 300, 131];
-    let grid = ChunkGrid::new(&shape, &[1, 300, 131]).unwrap();
-    let c = sample(&shape);
-    let mut f = ArrayD::<u32>::zeros(IxDyn(&shape).f());
-    f.assign(&c);
-    let mut swapped = ArrayD::<u32>::zeros(IxDyn(&[300, 2, 131]));
-    swapped
-        .view_mut()
-        .permuted_axes(IxDyn(&[1, 0, 2]))
-        .assign(&c);
-    let swapped = swapped.view().permuted_axes(IxDyn(&[1, 0, 2]));
-    for endian in [Endian::Little, Endian::Big] {
-        let want = stored_chunks(&c, &grid, 0, endian);
-        assert_eq!(want.len(), 2);
-        for (name, view) in [
-            ("c", c.view()),
-            ("f", f.view()),
-            ("swapped", swapped.view()),
-        ] {
-            let writer = SubsetWriter::new(view, &grid, &[0, 0, 0], 0, endian).unwrap();
-            for part in writer.parts() {
-                let got = writer.encode(&part.index).unwrap();
-                assert!(
-                    got == want.get(&part.index).cloned(),
-                    "{name}, {endian}, {part:?}"
-                );
-            }
-        }
-    }
-}
-
 #[test]
 fn a_failed_update_leaves_the_buffer_as_it_was() {
     let grid = ChunkGrid::new(&[8, 8], &[4, 4]).unwrap();
@@ -625,34 +589,6 @@ mod runtime_typed {
                     };
                 }
                 assert_eq!(driven, blocking.into_inner().unwrap(), "{ctx}");
-            }
-        }
-    }
-
-    /// Chunks of more bytes than the writer encodes at a time, of every data type: `encode`
-    /// makes what the blocking call stores, fill-only chunks left out alike.
-    #[test]
-    fn every_data_type_in_chunks_larger_than_a_slab() {
-        let (shape, chunk) = ([2, 66_000], [1, 66_000]);
-        let grid = ChunkGrid::new(&shape, &chunk).unwrap();
-        for t in data_types() {
-            for endian in [Endian::Little, Endian::Big] {
-                let codec = BytesCodec::new(endian);
-                let fill = fill_of(&t);
-                let a = sample_dyn(&codec, &t, &shape, 5);
-                let want = Mutex::new(BTreeMap::new());
-                codec
-                    .encode_chunks_dyn(&a, &grid, &fill, |index, bytes| {
-                        want.lock().unwrap().insert(index.to_vec(), bytes);
-                        Ok::<(), Error>(())
-                    })
-                    .unwrap();
-                let want = want.into_inner().unwrap();
-                let writer = codec.subset_writer_dyn(&a, &grid, &[0, 0], &fill).unwrap();
-                for p in writer.parts() {
-                    let got = writer.encode(&p.index).unwrap();
-                    assert!(got == want.get(&p.index).cloned(), "{t}, {endian}, {p:?}");
-                }
             }
         }
     }

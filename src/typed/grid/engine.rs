@@ -11,11 +11,9 @@ use ndarray::{ArrayView, ArrayView1, ArrayViewMut, IxDyn};
 
 use crate::check::{checked_len, checked_size};
 use crate::element::Item;
-use crate::parallel;
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
-    corner, decode_part, encode_part, encode_part_vec, encode_region, fill_around, fill_elements,
-    Kind, Spare,
+    corner, decode_part, encode_part, encode_region, fill_around, fill_elements, Kind, Spare,
 };
 use crate::typed::grid::sink::{in_chunk, Sink};
 use crate::typed::grid::subset::{Meet, Subset};
@@ -119,23 +117,6 @@ impl<'g, A: Item> Encoder<'g, A> {
         }
         fill_around(chunk, &meet.region, A::BYTES, fill, out);
         encode_region(part, &self.kind, chunk, &meet.region, endian, out, scratch)
-    }
-
-    /// The chunk [`Encoder::make`] makes, in a new `Vec`. One the subset covers whole, with
-    /// no padding, is written as the `Vec` grows, unless the pool would share its conversion.
-    pub(crate) fn made(
-        &self,
-        meet: &Meet,
-        part: ArrayView<'_, A, IxDyn>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<Vec<u8>, Error> {
-        let chunk = self.subset.grid().chunk_shape();
-        if meet.whole && part.shape() == chunk && !parallel::shares(self.len) {
-            return encode_part_vec(part, &self.kind, self.len, self.endian);
-        }
-        let mut out = vec![0u8; self.len];
-        self.make(meet, part, &mut out, scratch)?;
-        Ok(out)
     }
 
     /// Chunk `at`, as stored in `bytes`, with `part` written into its place, every other

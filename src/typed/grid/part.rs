@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
-use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn, Slice};
+use ndarray::{ArrayView, ArrayViewMut, IxDyn};
 
 use crate::element::Item;
 use crate::typed::encode::encode;
@@ -86,38 +86,6 @@ pub(crate) fn encode_part<A: Item>(
     encode_padded(part, chunk, fill, endian, out);
     kind.finish(out);
     Ok(())
-}
-
-/// Bytes of a chunk [`encode_part_vec`] encodes at a time: the `Vec` grows by as much just
-/// before, so its zeros go to cache, where the encoding overwrites them, not to memory.
-const SLAB_BYTES: usize = 64 * 1024;
-
-/// Encode `part`, of a chunk's whole shape, into a new `Vec` of the chunk's checked length
-/// `len`, slab by slab along its first axis longer than one.
-pub(crate) fn encode_part_vec<A: Item>(
-    part: ArrayView<'_, A, IxDyn>,
-    kind: &Kind<A>,
-    len: usize,
-    endian: Endian,
-) -> Result<Vec<u8>, Error> {
-    kind.check_fits(&part)?;
-    let Some(axis) = part.shape().iter().position(|&n| n > 1) else {
-        let mut out = vec![0u8; len];
-        encode(part, endian, &mut out);
-        kind.finish(&mut out);
-        return Ok(out);
-    };
-    let count = part.shape()[axis];
-    let step = (SLAB_BYTES / (len / count).max(1)).max(1);
-    let mut out = Vec::with_capacity(len);
-    for start in (0..count).step_by(step) {
-        let slab = part.slice_axis(Axis(axis), Slice::from(start..count.min(start + step)));
-        let at = out.len();
-        out.resize(at + slab.len() * A::BYTES, 0);
-        encode(slab, endian, &mut out[at..]);
-        kind.finish(&mut out[at..]);
-    }
-    Ok(out)
 }
 
 /// Encode `part` into `region` (of its shape) of a chunk of shape `chunk` whose encoded

@@ -235,7 +235,9 @@ impl<A: Item> Encodes for Sources<'_, A> {
             if self.encoder.fills(at, part.view()) {
                 return Ok(None);
             }
-            self.encoder.made(meet, part, scratch).map(Some)
+            let mut out = vec![0u8; self.encoder.len()];
+            self.encoder.make(meet, part, &mut out, scratch)?;
+            Ok(Some(out))
         })
     }
 
