@@ -1,7 +1,7 @@
 //! Arrays above the parallel threshold: the same bytes and elements as the reference, in
 //! every layout, on a pool of two threads whatever the machine has, so that they are split
-//! (`cargo test` has the `rayon` feature through the crate's dev-dependency on itself), and
-//! on a pool of one thread.
+//! (the README's test command, `cargo test --features rayon`), and on a pool of one thread.
+//! Without the feature they run on the calling thread.
 
 use crate::common::{reference_bytes, round_trip_in_every_layout, same_bits, standard, Bits};
 use ndarray::{ArrayD, ShapeBuilder};
