@@ -56,6 +56,26 @@ fn parts_list_each_chunk_with_its_boxes_in_c_order() {
     assert!(!parts[1].whole);
 }
 
+/// A reader's and a writer's `Debug` name their subset: where it starts and its shape.
+#[test]
+fn readers_and_writers_show_their_subset() {
+    let grid = ChunkGrid::new(&[10, 7], &[4, 3]).unwrap();
+    let mut out = Array2::<u8>::zeros((5, 4));
+    let reader = SubsetReader::new(out.view_mut(), &grid, &[3, 2], 0, Endian::Little).unwrap();
+    let shown = format!("{reader:?}");
+    assert!(
+        shown.starts_with("SubsetReader { origin: [3, 2], shape: [5, 4]"),
+        "{shown}"
+    );
+    let x = Array2::<u8>::zeros((5, 4));
+    let writer = SubsetWriter::new(x.view(), &grid, &[3, 2], 0, Endian::Little).unwrap();
+    let shown = format!("{writer:?}");
+    assert!(
+        shown.starts_with("SubsetWriter { origin: [3, 2], shape: [5, 4]"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn a_reader_fed_in_any_order_equals_the_blocking_call() {
     let shape = [13, 9, 6];
