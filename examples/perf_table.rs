@@ -2024,16 +2024,7 @@ fn measure_subsets<T: Element + PartialEq + bytemuck::Pod>(
         }),
         // The memory traffic of the stored chunks' update by itself: their part's bytes
         // written, as bytes, into the buffers the store hands over; then dropped.
-        Box::new(move |b| {
-            let mut owned = b.owned.lock().expect("no panic");
-            for (at, ranges) in &parts {
-                let mut chunk = owned[*at].take().expect("a stored chunk");
-                for r in ranges {
-                    chunk[r.clone()].fill(0xa5);
-                }
-                black_box(&chunk);
-            }
-        }),
+        Box::new(move |b| parts_written(&b.owned, &parts)),
     ];
     // The untimed first round faults in every page and warms the allocator; the arrays
     // decoded must be the subsets, and the chunks written those stored.
@@ -2431,16 +2422,7 @@ fn measure_driven<T: Element + PartialEq + bytemuck::Pod>(
         }),
         // The memory traffic of the stored chunks' update by itself: their part's bytes
         // written, as bytes, into buffers made before the run, as in the subset rows.
-        Box::new(move |b| {
-            let mut owned = b.owned.lock().expect("no panic");
-            for (at, ranges) in &parts {
-                let mut chunk = owned[*at].take().expect("a stored chunk");
-                for r in ranges {
-                    chunk[r.clone()].fill(0xa5);
-                }
-                black_box(&chunk);
-            }
-        }),
+        Box::new(move |b| parts_written(&b.owned, &parts)),
     ];
     // The untimed first round faults in every page and warms the allocator; each reader
     // must fill the subset, from an array of zeros.
@@ -3077,6 +3059,22 @@ fn main() -> ExitCode {
         parallel();
     }
     ExitCode::SUCCESS
+}
+
+/// The memory traffic of the stored chunks' update by itself: each chunk's part, `ranges`
+/// of the chunk at `at`, written as bytes into the buffer the store holds, then dropped.
+fn parts_written(
+    owned: &Mutex<Vec<Option<Vec<u8>>>>,
+    parts: &[(usize, Vec<std::ops::Range<usize>>)],
+) {
+    let mut owned = owned.lock().expect("no panic");
+    for (at, ranges) in parts {
+        let mut chunk = owned[*at].take().expect("a stored chunk");
+        for r in ranges {
+            chunk[r.clone()].fill(0xa5);
+        }
+        black_box(&chunk);
+    }
 }
 
 /// [`touch_lent`] for the subset rows (`encode_zarr_subset`), whose sink may be handed an
