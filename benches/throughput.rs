@@ -56,10 +56,10 @@ use std::time::Duration;
 mod arrays;
 mod cold;
 
-use arrays::{source, source_missing, touch, touch_lent, Arrays, Gridded, Sink, GRIDS, LAYOUTS};
+use arrays::{Arrays, GRIDS, Gridded, LAYOUTS, Sink, source, source_missing, touch, touch_lent};
 use cold::Cold;
 
-use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
+use criterion::{Bencher, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use ndarray::{Array2, ArrayD};
 use num_complex::Complex;
 use zarr_bytes::{

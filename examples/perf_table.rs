@@ -134,7 +134,7 @@ mod arrays;
 mod cold;
 
 use arrays::{
-    source, source_missing, touch, touch_lent, Arrays, Gridded, Sink, CHUNKS, GRIDS, LAYOUTS,
+    Arrays, CHUNKS, GRIDS, Gridded, LAYOUTS, Sink, source, source_missing, touch, touch_lent,
 };
 use cold::Cold;
 
@@ -210,7 +210,7 @@ impl std::str::FromStr for Count {
             _ => {
                 return Err(format!(
                     "--count: direction {direction:?} is encode or decode"
-                ))
+                ));
             }
         };
         let layout = LAYOUTS.into_iter().find(|&l| l == layout).ok_or_else(|| {
@@ -819,7 +819,9 @@ fn chunk_table(rows: &[Row]) {
         "Chunks of arrays twice as long along each axis, beside the same-shaped whole arrays:"
     );
     println!();
-    println!("| path | type | endian | chunk of | chunk GB/s | whole GB/s | chunk / whole | chunk / memcpy |");
+    println!(
+        "| path | type | endian | chunk of | chunk GB/s | whole GB/s | chunk / whole | chunk / memcpy |"
+    );
     println!("|---|---|---|---|---:|---:|---:|---:|");
     for (c, w) in chunks {
         // A whole array written straight from its memory measures a call, not a path.
@@ -1434,7 +1436,7 @@ fn fortran_paths<T: Element + Send + Sync>(
     bytes: usize,
     value: fn(usize) -> T,
 ) -> Vec<Path<'static>> {
-    use ndarray::{s, ShapeBuilder};
+    use ndarray::{ShapeBuilder, s};
 
     let n = bytes / T::SIZE;
     let (rows, cols) = arrays::shape2(n);

@@ -3,7 +3,7 @@
 //! Run with `cargo run --example quickstart`.
 
 use half::f16;
-use ndarray::{array, Array2, Array3, ArrayD, ShapeBuilder};
+use ndarray::{Array2, Array3, ArrayD, ShapeBuilder, array};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error};
 

@@ -3,9 +3,9 @@
 
 use ndarray::{Array, Dimension};
 
+use crate::Error;
 use crate::element::Item;
 use crate::traverse::Moves;
-use crate::Error;
 
 /// The element count of `shape`, checked as ndarray checks it, and its byte count.
 ///

@@ -18,9 +18,9 @@ use bytemuck::Zeroable;
 use ndarray::{ArrayView, ArrayViewMut, Dimension, IxDyn, ShapeBuilder};
 use num_complex::Complex;
 
-use crate::arch;
-use crate::traverse::{kernels, AsUnits, Block, ColumnsMut, Moves, Words};
 use crate::DataType;
+use crate::arch;
+use crate::traverse::{AsUnits, Block, ColumnsMut, Moves, Words, kernels};
 
 /// A fixed-size element type the `bytes` codec can encode.
 ///
@@ -49,8 +49,8 @@ pub trait Element:
 }
 
 pub(crate) mod sealed {
-    use crate::traverse::{AsUnits, Moves};
     use crate::Endian;
+    use crate::traverse::{AsUnits, Moves};
 
     /// What the byte-moving code of the crate is made for: an element type, or a unit that
     /// element types move as (`u32`, `[u32; 2]`, ...); not nameable outside the crate.
@@ -658,10 +658,10 @@ mod tests {
     use ndarray::{ArrayD, Axis, IxDyn, ShapeBuilder, Slice};
     use num_complex::Complex;
 
-    use super::{in_units, in_units_of, out_units, Element, Item, Narrow};
+    use super::{Element, Item, Narrow, in_units, in_units_of, out_units};
+    use crate::Endian;
     use crate::minifloat::{Float4E2M1FN, Float8E4M3, Float8E5M2};
     use crate::traverse::{AsUnits, Moves};
-    use crate::Endian;
 
     /// `count` elements of `A` from deterministic bytes: their memory, and what each
     /// encodes to in `endian`, components of `word` bytes reversed for big endian on this

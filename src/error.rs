@@ -388,13 +388,22 @@ impl fmt::Display for Error {
                 "region out of bounds: axis {axis} ends at {end}, past its length {len}"
             ),
             Error::ReversedRange { axis, start, end } => {
-                write!(f, "reversed region range on axis {axis}: start {start} is after end {end}")
+                write!(
+                    f,
+                    "reversed region range on axis {axis}: start {start} is after end {end}"
+                )
             }
             Error::RegionShapeMismatch { expected, actual } => {
-                write!(f, "array shape {actual:?} is not the region's shape {expected:?}")
+                write!(
+                    f,
+                    "array shape {actual:?} is not the region's shape {expected:?}"
+                )
             }
             Error::TooManyRanges { count } => {
-                write!(f, "region needs {count} byte ranges, more than memory can hold")
+                write!(
+                    f,
+                    "region needs {count} byte ranges, more than memory can hold"
+                )
             }
             Error::TypeMismatch { expected, found } => {
                 write!(f, "data type mismatch: expected {expected}, found {found}")
@@ -500,7 +509,10 @@ impl fmt::Display for MetadataError {
                 } else {
                     "positive"
                 };
-                write!(f, "invalid length_bytes {length_bytes} of {name}: must be {rule}")
+                write!(
+                    f,
+                    "invalid length_bytes {length_bytes} of {name}: must be {rule}"
+                )
             }
             MetadataError::EmptyStruct => f.write_str("a struct needs at least one field"),
             MetadataError::DuplicateField { name } => {

@@ -261,9 +261,9 @@ pub use runtime::{
     RawArray, StructArray,
 };
 pub use typed::{
-    decode_region, encode_region_into, region_byte_ranges, BytesDecode, BytesDecodeInto,
-    BytesEncode, BytesView, BytesViewMut, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid,
-    ChunkPart, SubsetReader, SubsetWriter,
+    BytesDecode, BytesDecodeInto, BytesEncode, BytesView, BytesViewMut, ChunkDecode,
+    ChunkDecodeInto, ChunkEncode, ChunkGrid, ChunkPart, SubsetReader, SubsetWriter, decode_region,
+    encode_region_into, region_byte_ranges,
 };
 
 /// Values that are not valid cannot be built: each of these fails to compile.

@@ -15,10 +15,10 @@
 
 use ndarray::{ArrayView, ArrayViewMut, IxDyn};
 
+use crate::Error;
 use crate::check::check_invalid;
 use crate::element::Item;
 use crate::traverse::{Moves, Strided};
-use crate::Error;
 
 /// Encode `view` into `out`, whose length is checked: `whole(view, out)` runs the
 /// sequential encoding of any view; `window(memory, window, out)` that of a window of the
@@ -108,11 +108,11 @@ mod pool {
     use ndarray::{ArrayView, ArrayViewMut, Axis, IxDyn};
     use rayon::prelude::*;
 
+    use crate::Error;
     use crate::check::check_invalid;
     use crate::element::Item;
-    use crate::traverse::plan::{last_long_axis, memory_order, Split, MAX_AXES};
-    use crate::traverse::{self, reorders, Moves, Strided};
-    use crate::Error;
+    use crate::traverse::plan::{MAX_AXES, Split, last_long_axis, memory_order};
+    use crate::traverse::{self, Moves, Strided, reorders};
 
     /// [`super::encode`] on the pool.
     pub(super) fn encode<A: Item>(
@@ -512,7 +512,7 @@ mod pool {
         #[test]
         fn reordered_parts_hold_whole_blocks() {
             use super::reordered_parts;
-            use crate::traverse::{plan::Split, Strided};
+            use crate::traverse::{Strided, plan::Split};
             let parts = |shape: &[usize], strides: &[isize], size: usize| {
                 let view = Strided::of(shape, strides).unwrap();
                 let (parts, per) = reordered_parts(view, size).ok()?;
@@ -554,7 +554,7 @@ mod pool {
         #[test]
         fn parts_of_rows_are_runs_of_whole_rows() {
             use super::parts;
-            use crate::traverse::{plan::Split, Strided};
+            use crate::traverse::{Strided, plan::Split};
             let cut = |shape: &[usize], strides: &[isize], least: usize| {
                 let view = Strided::of(shape, strides).unwrap();
                 let (parts, per) = parts(view, 1, least).ok()?;

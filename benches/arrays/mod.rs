@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::io;
 use std::sync::Mutex;
 
-use ndarray::{s, Array2, Array3, ArrayD, ArrayViewD, ArrayViewMutD, ShapeBuilder};
+use ndarray::{Array2, Array3, ArrayD, ArrayViewD, ArrayViewMutD, ShapeBuilder, s};
 use zarr_bytes::{ChunkDecodeInto, ChunkEncode, ChunkGrid, Element, Endian, Error};
 
 /// A near-square shape of `n` elements whose column count is a power of two dividing `n`.

@@ -19,8 +19,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::ops::Range;
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use ndarray::ArrayD;
@@ -275,7 +275,7 @@ impl Chain {
                 "bytes" | "endian" | "sharding_indexed" if serializer.is_some() => {
                     return Err(format!(
                         "a second array-to-bytes codec {name:?}: a chain has exactly one"
-                    ))
+                    ));
                 }
                 "bytes" | "endian" => {
                     let bytes = Bytes::parse(entry, scope).map_err(|e| format!("{name}: {e}"))?;
@@ -293,7 +293,7 @@ impl Chain {
                 other => {
                     return Err(format!(
                         "unsupported codec {other:?} (this example knows {KNOWN})"
-                    ))
+                    ));
                 }
             }
         }

@@ -372,10 +372,10 @@ fn run() -> Result<(), String> {
     let target = match (&out, &into) {
         (Some(_), Some(_)) => return Err("--write and --write-into: choose one".into()),
         (Some(_), None) | (None, Some(_)) if dirs.len() != 1 => {
-            return Err("--write and --write-into write one array: name it".into())
+            return Err("--write and --write-into write one array: name it".into());
         }
         (Some(_), None) if subset.is_some() => {
-            return Err("--write copies a whole array; --subset goes with --write-into".into())
+            return Err("--write copies a whole array; --subset goes with --write-into".into());
         }
         (Some(out), None) => Some(Target::Copy {
             out,
@@ -384,7 +384,7 @@ fn run() -> Result<(), String> {
         (None, Some(into)) if endian.is_some() => {
             return Err(format!(
                 "--endian goes with --write: --write-into keeps the codecs of {into}"
-            ))
+            ));
         }
         (None, Some(out)) => Some(Target::Into {
             out,

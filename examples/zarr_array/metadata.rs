@@ -82,7 +82,7 @@ impl Metadata {
                 return Err(at(
                     "chunk_key_encoding",
                     format!("unsupported encoding {keys}"),
-                ))
+                ));
             }
         };
         let separator = match keys.pointer("/configuration/separator") {
@@ -92,7 +92,7 @@ impl Metadata {
                 return Err(at(
                     "chunk_key_encoding",
                     format!("unsupported separator {other}"),
-                ))
+                ));
             }
         };
 

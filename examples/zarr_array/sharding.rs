@@ -6,14 +6,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
 use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
 use zarr_bytes::{ChunkGrid, DataType, DynArrayView, DynArrayViewMut, Endian};
 
-use crate::chain::{configuration, Chain, Counts, Scope};
+use crate::chain::{Chain, Counts, Scope, configuration};
 use crate::compress::Decoded;
 
 /// The index entry of an inner chunk that is not stored.
@@ -76,7 +76,7 @@ impl Sharding {
             Some(other) => {
                 return Err(format!(
                     "index_location {other}: must be \"start\" or \"end\""
-                ))
+                ));
             }
         };
         Ok(Sharding {

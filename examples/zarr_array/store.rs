@@ -6,8 +6,8 @@
 use std::path::{Component, PathBuf};
 use std::sync::Arc;
 
-use object_store::path::Path;
 use object_store::ObjectStore;
+use object_store::path::Path;
 use url::Url;
 
 pub struct Store {

@@ -16,13 +16,13 @@ mod sse2;
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
 ))]
-pub(crate) use sse2::{hint, request, swapped, Register, BULK_SWAP};
+pub(crate) use sse2::{BULK_SWAP, Register, hint, request, swapped};
 
 #[cfg(not(all(
     any(target_arch = "x86", target_arch = "x86_64"),
     target_feature = "sse2"
 )))]
-pub(crate) use plain::{hint, request, swapped, Register, BULK_SWAP};
+pub(crate) use plain::{BULK_SWAP, Register, hint, request, swapped};
 
 /// Targets without SSE2: the rectangles in plain byte arrays, byteorder's bulk conversions,
 /// and no cache hints.

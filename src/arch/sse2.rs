@@ -4,9 +4,9 @@
 use safe_arch::{
     bitand_m128i, bitor_m128i, byte_shl_imm_u128_m128i, byte_shr_imm_u128_m128i, m128i,
     pack_i16_to_u8_m128i, set_splat_i16_m128i, shl_imm_u16_m128i, shr_imm_u16_m128i,
-    shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i16_m128i,
-    unpack_high_i32_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
-    unpack_low_i8_m128i,
+    shuffle_ai_i16_h64all_m128i, shuffle_ai_i16_l64all_m128i, unpack_high_i8_m128i,
+    unpack_high_i16_m128i, unpack_high_i32_m128i, unpack_low_i8_m128i, unpack_low_i16_m128i,
+    unpack_low_i32_m128i,
 };
 
 /// The registers of the rectangles.

@@ -11,7 +11,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::runtime::chunks;
-use crate::typed::grid::engine::{unstored, Before};
+use crate::typed::grid::engine::{Before, unstored};
 use crate::typed::grid::sink::{Owned, Sparse};
 use crate::typed::grid::subset::Subset;
 use crate::{
@@ -1119,7 +1119,7 @@ impl<'de> Visitor<'de> for CodecVisitor {
                     configuration = Some(map.next_value()?)
                 }
                 "name" | "configuration" => {
-                    return Err(de::Error::duplicate_field("name or configuration"))
+                    return Err(de::Error::duplicate_field("name or configuration"));
                 }
                 other => return Err(de::Error::unknown_field(other, &["name", "configuration"])),
             }

@@ -619,7 +619,7 @@ impl DataType {
                             return Err(invalid(
                                 object.get("name").and_then(Value::as_str).unwrap_or(""),
                                 format!("unexpected key {key:?} with value {v}"),
-                            ))
+                            ));
                         }
                     }
                 }
@@ -632,7 +632,7 @@ impl DataType {
                 return Err(invalid(
                     "",
                     format!("a data type is a name or an object, not {other}"),
-                ))
+                ));
             }
         };
         let empty = Map::new();
@@ -856,7 +856,7 @@ impl Serialize for DataType {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let configuration = match self {
             DataType::RawBits { bytes } => {
-                return serializer.collect_str(&format_args!("r{}", 8 * bytes.get() as u128))
+                return serializer.collect_str(&format_args!("r{}", 8 * bytes.get() as u128));
             }
             DataType::DateTime64 { unit, scale_factor }
             | DataType::TimeDelta64 { unit, scale_factor } => {

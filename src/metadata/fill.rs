@@ -130,8 +130,7 @@ fn pair<T>(
 /// `"Infinity"`/`"-Infinity"` where the type has them, or `"0x…"`: the code in hex. A
 /// type without zero reads 0 as the code tensorstore gives it.
 pub(crate) fn minifloat<T: Minifloat>(value: &Value) -> Result<T, Expected> {
-    const EXPECTED: Expected =
-        "a number the type holds exactly, \"NaN\" or \"Infinity\" where it has them, or \"0x\" and the code in hex";
+    const EXPECTED: Expected = "a number the type holds exactly, \"NaN\" or \"Infinity\" where it has them, or \"0x\" and the code in hex";
     let codes = || (0..T::CODES).map(|c| T::from_code(c as u8));
     let exact = |v: f64| {
         // The same bits first, so that -0.0 finds negative zero where there is one.

@@ -15,7 +15,7 @@ use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
     check_part, chunk_len, corner, decode_part, encode_part, fill_around, fill_elements,
 };
-use crate::typed::grid::sink::{in_chunk, Sink};
+use crate::typed::grid::sink::{Sink, in_chunk};
 use crate::typed::grid::subset::{Meet, Subset};
 use crate::typed::region::{self, decode_region_dyn};
 use crate::{ChunkGrid, DataType, DynArray, DynArrayView, DynArrayViewMut, Endian, Error};

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::check::{checked_len, checked_size, into_array};
 use crate::element::sealed::Convert;
-use crate::element::{in_units, in_units_of, out_units, Narrow};
+use crate::element::{Narrow, in_units, in_units_of, out_units};
 use crate::metadata::fill;
-use crate::runtime::chunks::{slicer, Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part};
+use crate::runtime::chunks::{Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part, slicer};
 use crate::runtime::text;
 use crate::runtime::view::check_order;
 use crate::traverse::permuted;

@@ -10,7 +10,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayViewD, ArrayViewMutD, IxDyn, RawData};
 
 use crate::element::Item;
-use crate::runtime::chunks::{window, Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part};
+use crate::runtime::chunks::{Elements, ElementsInto, ElementsMut, ElementsOf, Kind, Part, window};
 use crate::typed::region;
 use crate::{DataType, DynArray, Error};
 

@@ -126,7 +126,10 @@ impl Block {
     /// rectangles hold entirely are not visited at all: the tiles of a stack of 4
     /// interleaved planes are all rectangles, and testing their 256 columns one by one
     /// took half of the time of moving them.
-    fn rest(&self, (rows_k, cols_k): (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+    fn rest(
+        &self,
+        (rows_k, cols_k): (usize, usize),
+    ) -> impl Iterator<Item = (usize, usize)> + use<> {
         let below = if rows_k < self.rows { 0..cols_k } else { 0..0 };
         below
             .map(move |c| (c, rows_k))
@@ -247,7 +250,7 @@ pub trait ColumnsMut<A>: Columns<A> {
     fn whole_mut(&mut self) -> Option<&mut [A]>;
     /// [`Columns::strip`], to write into.
     fn strip_mut<const K: usize>(&mut self, block: &Block, c0: usize, rows: usize)
-        -> [&mut [A]; K];
+    -> [&mut [A]; K];
 }
 
 impl<A> Columns<A> for [A] {

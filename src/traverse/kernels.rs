@@ -386,7 +386,7 @@ pub(crate) fn scatter_each<A: Copy + Zeroable, M: ColumnsMut<A> + ?Sized>(
 mod tests {
     use bytemuck::Pod;
 
-    use super::{side_by_side, transposed, untransposed, Block, Register};
+    use super::{Block, Register, side_by_side, transposed, untransposed};
 
     /// K runs of R elements, element `j * R + i` being run j's i-th.
     fn runs_of<T, const R: usize, const K: usize>(element: impl Fn(usize) -> T) -> [[T; R]; K] {

@@ -31,15 +31,15 @@ pub(crate) mod units;
 mod walk;
 
 pub(crate) use gather::{
-    gather, gather_elements, prefetch, prefetch_lane, scatter, Columns, ColumnsMut, Lanes,
-    ROWS_AHEAD,
+    Columns, ColumnsMut, Lanes, ROWS_AHEAD, gather, gather_elements, prefetch, prefetch_lane,
+    scatter,
 };
 pub(crate) use plan::{
-    c_order, odometer, permuted, plan, reorders, scatter_tile, stream_ahead, tile, tiled_window,
-    windows, Block, Origin, PlanAxis, Strided, Tile,
+    Block, Origin, PlanAxis, Strided, Tile, c_order, odometer, permuted, plan, reorders,
+    scatter_tile, stream_ahead, tile, tiled_window, windows,
 };
 pub(crate) use units::{AsUnits, Moves, Words};
-pub(crate) use walk::{walk, RowMoves, Visitor, ROW_PIECE_BYTES};
+pub(crate) use walk::{ROW_PIECE_BYTES, RowMoves, Visitor, walk};
 
 /// Make `buffer` hold `len` elements at least, growing it to exactly that: the buffers of
 /// the traversal are bounded by what they hold, not by how they grew.

@@ -603,7 +603,7 @@ pub(crate) fn odometer(
 mod tests {
     use ndarray::{ArrayD, IxDyn};
 
-    use super::{cuts, lead, permuted, taller, tile_of, LINE_BYTES, MAX_AXES};
+    use super::{LINE_BYTES, MAX_AXES, cuts, lead, permuted, taller, tile_of};
 
     /// Axes put in order by swaps are ndarray's own permutation: every order of four axes,
     /// and orders of more axes than fit the stack, reversed and rotated.

@@ -7,7 +7,7 @@
 use bytemuck::Pod;
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
 
-use super::{kernels, Block, Columns, ColumnsMut};
+use super::{Block, Columns, ColumnsMut, kernels};
 use crate::arch;
 
 /// The memory of elements of one type as what it moves as, one way and the other.

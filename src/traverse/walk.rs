@@ -7,7 +7,7 @@ use std::ops::Range;
 use ndarray::{ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Ix1, Ix2, IxDyn, Slice};
 
 use super::plan::{
-    cuts, last_long_axis, lead, plan, Block, Origin, Split, Strided, Tile, MAX_AXES,
+    Block, MAX_AXES, Origin, Split, Strided, Tile, cuts, last_long_axis, lead, plan,
 };
 use super::units::{AsUnits, Moves};
 
@@ -681,7 +681,7 @@ fn planned<M: Run, U, T: Visitor<M, U>>(
 mod tests {
     use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
-    use super::{coalesce, Split};
+    use super::{Split, coalesce};
 
     /// Axes that continue each other in memory as in the stream become one, the others stay
     /// as they are, and the view keeps its elements in C order.
@@ -700,7 +700,7 @@ mod tests {
                 shape
                     .iter()
                     .zip(strides)
-                    .filter(|(&n, _)| n > 1)
+                    .filter(|&(&n, _)| n > 1)
                     .map(|(_, &s)| s)
                     .collect()
             };

@@ -12,13 +12,13 @@ use ndarray::{Array, ArrayBase, ArrayViewMut, Data, DataMut, Dimension, IxDyn};
 use crate::check::{checked_len, checked_size};
 use crate::element::{in_units, out_units};
 use crate::typed::decode::zeroed;
-use crate::typed::grid::engine::{self, unstored, Before, Source, Stored};
-use crate::typed::grid::fill::{fill_bytes, Fill};
-use crate::typed::grid::part::{check_part, chunk_len, corner, decode_part, encode_part, Kind};
+use crate::typed::grid::engine::{self, Before, Source, Stored, unstored};
+use crate::typed::grid::fill::{Fill, fill_bytes};
+use crate::typed::grid::part::{Kind, check_part, chunk_len, corner, decode_part, encode_part};
 use crate::typed::grid::sink::{Owned, Sink, Sparse};
 use crate::typed::grid::subset::Subset;
 #[cfg(feature = "async")]
-use crate::typed::grid::{concurrent, SubsetReader, SubsetWriter};
+use crate::typed::grid::{SubsetReader, SubsetWriter, concurrent};
 use crate::{ChunkGrid, Element, Endian, Error};
 
 /// Encode the chunks of a Zarr chunk grid: one chunk from the part of it inside the array,

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use ndarray::{Array, ArrayBase, ArrayViewMut, DataMut, Dimension, IntoDimension, IxDyn};
 
 use crate::check::{check_invalid, checked_len, checked_length, into_array};
-use crate::element::{in_units, Item};
+use crate::element::{Item, in_units};
 use crate::parallel;
 use crate::traverse::{self, Block, ColumnsMut, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};
@@ -231,7 +231,7 @@ fn fill(
                 return Err(Error::UnexpectedEof {
                     expected,
                     received: received + filled,
-                })
+                });
             }
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

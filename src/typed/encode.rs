@@ -5,7 +5,7 @@ use std::io::Write;
 use ndarray::{ArrayBase, ArrayView, Data, Dimension, IxDyn};
 
 use crate::check::checked_len;
-use crate::element::{out_units, Item};
+use crate::element::{Item, out_units};
 use crate::parallel;
 use crate::traverse::{self, Block, Columns, Lanes, Moves, Strided, Visitor};
 use crate::{Element, Endian, Error};

@@ -5,7 +5,7 @@ use std::ops::Range;
 use ndarray::{ArrayBase, ArrayD, ArrayView, ArrayViewMut, Axis, Data, Dimension, IxDyn, Slice};
 
 use crate::check::{check_invalid, checked_len, checked_length, checked_size, into_array};
-use crate::element::{out_units, Item};
+use crate::element::{Item, out_units};
 use crate::traverse::{self, PlanAxis};
 use crate::typed::decode::decode;
 use crate::typed::encode::encode;

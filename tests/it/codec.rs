@@ -1,6 +1,6 @@
 //! Codec metadata, data type names and the runtime-typed array.
 
-use ndarray::{arr1, arr2, ArrayD};
+use ndarray::{ArrayD, arr1, arr2};
 use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error, MetadataError, RawArray};
 
 #[test]
@@ -382,10 +382,12 @@ fn endian_parses_exactly() {
             "{bad}"
         );
     }
-    assert!(serde_json::from_str::<Endian>("\"native\"")
-        .unwrap_err()
-        .to_string()
-        .contains("native"));
+    assert!(
+        serde_json::from_str::<Endian>("\"native\"")
+            .unwrap_err()
+            .to_string()
+            .contains("native")
+    );
 }
 
 /// The values that could once be built invalid are refused where they are made, and a raw

@@ -479,11 +479,7 @@ pub struct Chunk {
 
 impl Chunk {
     fn step(&self, axis: usize) -> usize {
-        if self.stepped == Some(axis) {
-            2
-        } else {
-            1
-        }
+        if self.stepped == Some(axis) { 2 } else { 1 }
     }
 
     /// Storage for a chunk of `shape`, filled with `fill`, in the chunk's axis order.

@@ -1,7 +1,7 @@
 //! Data types as `zarr.json` writes them: every name and configuration read, written back
 //! in the canonical form, sized, and every bad configuration a named error.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use zarr_bytes::{
     BytesCodec, DataType, Endian, Error, MetadataError, ScaleFactor, StructField, StructType,
     TimeUnit,

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use ndarray::{s, Array2, Array3, ArrayD, Dimension, IxDyn, ShapeBuilder};
+use ndarray::{Array2, Array3, ArrayD, Dimension, IxDyn, ShapeBuilder, s};
 use zarr_bytes::{
     ChunkDecode, ChunkEncode, ChunkGrid, ChunkPart, Endian, Error, SubsetReader, SubsetWriter,
 };

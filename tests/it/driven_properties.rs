@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use ndarray::{arr0, ArrayD, ArrayView, Axis, Dimension, IxDyn};
+use ndarray::{ArrayD, ArrayView, Axis, Dimension, IxDyn, arr0};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
@@ -21,7 +21,7 @@ use zarr_bytes::{
     SubsetWriter,
 };
 
-use crate::common::{element, reference_bytes, same_bits, slice_of, Bits, Layout, LAYOUTS};
+use crate::common::{Bits, LAYOUTS, Layout, element, reference_bytes, same_bits, slice_of};
 
 /// A small seeded generator (SplitMix64) for the choices a case makes.
 struct Rng(u64);
@@ -551,7 +551,7 @@ fn check_misuse<A: Bits>(case: &Case<A>, rng: &mut Rng) {
             Err(Error::PutTwice { .. })
         ));
     }
-    let first = parts.iter().zip(&put).find(|(_, &p)| !p);
+    let first = parts.iter().zip(&put).find(|&(_, &p)| !p);
     match (reader.finish(), first) {
         (Ok(()), None) => {}
         (Err(Error::NotPut { index }), Some((part, _))) => assert_eq!(*index, part.index[..]),
@@ -559,7 +559,7 @@ fn check_misuse<A: Bits>(case: &Case<A>, rng: &mut Rng) {
     }
     let mut expected = case.blank();
     let mut view = case.layout.view(expected.view_mut());
-    for (part, _) in parts.iter().zip(&put).filter(|(_, &p)| p) {
+    for (part, _) in parts.iter().zip(&put).filter(|&(_, &p)| p) {
         let at = slice_of(&part.in_subset);
         view.slice_mut(at.as_slice())
             .assign(&want.slice(at.as_slice()));

@@ -1,7 +1,7 @@
 //! Byte patterns of each element type, by the spec, in both byte orders.
 
 use half::f16;
-use ndarray::{arr1, Array1};
+use ndarray::{Array1, arr1};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesEncode, Endian};
 

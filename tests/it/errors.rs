@@ -3,7 +3,7 @@
 use std::error::Error as _;
 use std::io::{self, Read};
 
-use ndarray::{array, Array1, Array2, ArrayD, ShapeBuilder};
+use ndarray::{Array1, Array2, ArrayD, ShapeBuilder, array};
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian, Error, MetadataError};
 
 #[test]
@@ -446,6 +446,8 @@ fn messages_read_as_documented() {
     };
     assert_eq!(
         e.to_string(),
-        format!("{other}-endian float64 bytes need conversion on this {native}-endian machine: they cannot be viewed")
+        format!(
+            "{other}-endian float64 bytes need conversion on this {native}-endian machine: they cannot be viewed"
+        )
     );
 }

@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 
 use half::f16;
-use ndarray::{arr0, arr1, array, ArrayD, ArrayView, CowArray, ShapeBuilder};
+use ndarray::{ArrayD, ArrayView, CowArray, ShapeBuilder, arr0, arr1, array};
 use num_complex::Complex;
 use serde_json::json;
 use zarr_bytes::minifloat::{Float4E2M1FN, Float6E3M2FN, Float8E4M3FN, Float8E5M2};

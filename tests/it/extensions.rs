@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use base64::Engine;
 use ndarray::ArrayD;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use zarr_bytes::{BytesCodec, DataType, DynArray, Endian, Error, MetadataError};
 
 #[derive(Deserialize)]

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{manifest, round_trip_in_every_layout, Bits, Case};
+use crate::common::{Bits, Case, manifest, round_trip_in_every_layout};
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex;
@@ -94,9 +94,10 @@ fn fixture_special_floats_are_there() {
     let bits: Vec<u64> = case.bits.iter().map(|b| b[0]).collect();
     assert!(bits.contains(&0x7ff0_0000_0000_0001));
     assert!(bits.contains(&0x8000_0000_0000_0000));
-    assert!(bits
-        .iter()
-        .any(|&b| b >> 51 == 0xfff && b & 0x7_ffff_ffff_ffff != 0));
+    assert!(
+        bits.iter()
+            .any(|&b| b >> 51 == 0xfff && b & 0x7_ffff_ffff_ffff != 0)
+    );
     let bytes =
         std::fs::read(crate::common::fixtures().join("float64_big_2x3.tensorstore.bin")).unwrap();
     assert_eq!(&bytes[..8], &case.bits[0][0].to_be_bytes());

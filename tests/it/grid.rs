@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use crate::common::{bits_of, element, reference_bytes, slice_of, Bits, LAYOUTS};
+use crate::common::{Bits, LAYOUTS, bits_of, element, reference_bytes, slice_of};
 use half::f16;
 use ndarray::{Array2, ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 use num_complex::Complex;
 use proptest::prelude::*;
-use zarr_bytes::{minifloat, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error};
+use zarr_bytes::{ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error, minifloat};
 
 /// The naive chunk: the part of `a` in `region` in the corner, `fill` elsewhere, encoded.
 pub fn reference_chunk<A: Bits>(
@@ -526,18 +526,20 @@ fn edge_chunks_gathered_in_slabs() {
     let mut part = Array2::<bool>::from_elem((1000, 500).f(), false);
     part.decode_zarr_chunk_into(&bytes, &chunk, Endian::Little)
         .unwrap();
-    assert!(part
-        .indexed_iter()
-        .all(|((i, j), &x)| x == ((i + j) % 2 == 1)));
+    assert!(
+        part.indexed_iter()
+            .all(|((i, j), &x)| x == ((i + j) % 2 == 1))
+    );
     let mut wide = ndarray::Array3::<u16>::zeros((3, 700, 90));
     let words: Vec<u8> = (0..3 * 700 * 100u32)
         .flat_map(|i| (i as u16).to_be_bytes())
         .collect();
     wide.decode_zarr_chunk_into(&words, &[3, 700, 100], Endian::Big)
         .unwrap();
-    assert!(wide
-        .indexed_iter()
-        .all(|((i, j, k), &x)| x == ((i * 70_000 + j * 100 + k) as u16)));
+    assert!(
+        wide.indexed_iter()
+            .all(|((i, j, k), &x)| x == ((i * 70_000 + j * 100 + k) as u16))
+    );
     bytes[900 * 1000 + 3] = 4;
     let r = part.decode_zarr_chunk_into(&bytes, &chunk, Endian::Little);
     assert!(

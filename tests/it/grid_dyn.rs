@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use ndarray::{ArrayD, ShapeBuilder};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use zarr_bytes::{
     BytesCodec, ChunkDecodeInto, ChunkEncode, ChunkGrid, DataType, DynArray, Endian, Error,
 };

@@ -8,8 +8,8 @@ use std::ops::Range;
 
 use ndarray::{ArrayView, CowArray, Dimension};
 use zarr_bytes::{
-    decode_region, region_byte_ranges, BytesCodec, BytesDecode, BytesView, DataType, DynArray,
-    Endian,
+    BytesCodec, BytesDecode, BytesView, DataType, DynArray, Endian, decode_region,
+    region_byte_ranges,
 };
 
 /// Reads numbers off the front of the input; runs dry into zeros.
@@ -67,11 +67,7 @@ impl Input<'_> {
                     } else {
                         rest[i % rest.len()]
                     };
-                    if m == 1 {
-                        b & 1
-                    } else {
-                        b
-                    }
+                    if m == 1 { b & 1 } else { b }
                 })
                 .collect(),
         }
@@ -260,7 +256,7 @@ pub fn region(data: &[u8]) -> bool {
             assert!(r.start < r.end && r.end < next.start);
         }
         let size = data_type.size() * shape.iter().product::<usize>();
-        assert!(ranges.last().map_or(true, |r| r.end <= size));
+        assert!(ranges.last().is_none_or(|r| r.end <= size));
         if let Ok(part) = codec.decode_region_dyn(bytes, data_type, &shape, &region) {
             let joined: Vec<u8> = ranges
                 .iter()
@@ -324,18 +320,20 @@ pub fn grid(data: &[u8]) -> bool {
         return false;
     };
     if let Ok(r) = grid.region(&index) {
-        assert!(r
-            .iter()
-            .zip(&shape)
-            .all(|(r, &n)| r.start < r.end && r.end <= n));
+        assert!(
+            r.iter()
+                .zip(&shape)
+                .all(|(r, &n)| r.start < r.end && r.end <= n)
+        );
     }
     if let Ok(touched) = grid.chunks_in(&region) {
         for i in touched.take(64) {
             let r = grid.region(&i).expect("a chunk of the grid");
-            assert!(r
-                .iter()
-                .zip(&region)
-                .all(|(c, q)| c.start < q.end && q.start < c.end));
+            assert!(
+                r.iter()
+                    .zip(&region)
+                    .all(|(c, q)| c.start < q.end && q.start < c.end)
+            );
         }
     }
     // The product of the non-zero lengths, as ndarray checks a shape.
@@ -524,7 +522,7 @@ pub fn subset(data: &[u8]) -> bool {
         .iter()
         .filter(|&&n| n != 0)
         .try_fold(1usize, |n, &k| n.checked_mul(k));
-    if !chunk_elements.is_some_and(|n| n <= 4096) {
+    if chunk_elements.is_none_or(|n| n > 4096) {
         return moved;
     }
     let x = ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&lens), |i| {
@@ -707,7 +705,7 @@ pub fn driven(data: &[u8]) -> bool {
                         }
                         let end = ranges.last().map_or(0, |r| r.end);
                         let size = chunk.iter().try_fold(2usize, |n, &k| n.checked_mul(k));
-                        assert!(size.map_or(true, |n| end <= n));
+                        assert!(size.is_none_or(|n| end <= n));
                     }
                     continue;
                 }
@@ -722,7 +720,7 @@ pub fn driven(data: &[u8]) -> bool {
                     } else {
                         chunk_len.unwrap_or(0)
                     };
-                    assert!(len.map_or(true, |n| n == want));
+                    assert!(len.is_none_or(|n| n == want));
                     put.push((part.clone(), given, alone));
                 }
                 (Ok(()), None) => panic!("{index:?} is no part"),

@@ -1,10 +1,10 @@
 //! Every layout encodes in logical C order and decodes back into place.
 
 use crate::common::{
-    reference_bytes, round_trip_in_every_layout, same_bits, standard, Bits, LAYOUTS,
+    Bits, LAYOUTS, reference_bytes, round_trip_in_every_layout, same_bits, standard,
 };
 use half::f16;
-use ndarray::{arr0, Array, Array1, Array2, ArrayD, IxDyn, ShapeBuilder};
+use ndarray::{Array, Array1, Array2, ArrayD, IxDyn, ShapeBuilder, arr0};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, BytesEncode, Endian};
 

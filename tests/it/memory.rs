@@ -252,7 +252,7 @@ fn writing_64_mib_needs_only_the_write_buffer() {
 /// they are copied through; nothing that grows with the chunk.
 #[test]
 fn chunks_need_only_a_tile() {
-    use ndarray::{s, Array3, ArrayViewD, ArrayViewMutD};
+    use ndarray::{Array3, ArrayViewD, ArrayViewMutD, s};
     use num_complex::Complex;
     use zarr_bytes::{BytesDecodeInto, Element};
 
@@ -353,10 +353,11 @@ fn runtime_typed_views_copy_nothing() {
     let DynArray::UInt16(a) = &owner else {
         panic!("{owner:?}")
     };
-    assert!(a
-        .slice(ndarray::s![128..384, ..])
-        .iter()
-        .all(|&x| x == 0xabab));
+    assert!(
+        a.slice(ndarray::s![128..384, ..])
+            .iter()
+            .all(|&x| x == 0xabab)
+    );
     assert_eq!(a[[0, 0]], 0);
     assert_eq!(a[[511, 510]], (511 * 512 + 510) as u16);
 }

@@ -3,7 +3,7 @@
 //! (the README's test command, `cargo test --features rayon`), and on a pool of one thread.
 //! Without the feature they run on the calling thread.
 
-use crate::common::{reference_bytes, round_trip_in_every_layout, same_bits, standard, Bits};
+use crate::common::{Bits, reference_bytes, round_trip_in_every_layout, same_bits, standard};
 use ndarray::{ArrayD, ShapeBuilder};
 use num_complex::Complex;
 use zarr_bytes::{BytesDecode, BytesDecodeInto, Endian, Error};

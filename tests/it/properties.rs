@@ -6,14 +6,14 @@
 use std::io::Read;
 use std::ops::Range;
 
-use crate::common::{bits_of, reference_bytes, Bits, LAYOUTS};
+use crate::common::{Bits, LAYOUTS, bits_of, reference_bytes};
 use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, CowArray, IxDyn};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
-    decode_region, encode_region_into, minifloat, region_byte_ranges, BytesDecode, BytesDecodeInto,
-    BytesEncode, BytesView, Endian, Error,
+    BytesDecode, BytesDecodeInto, BytesEncode, BytesView, Endian, Error, decode_region,
+    encode_region_into, minifloat, region_byte_ranges,
 };
 
 /// A reader that gives one byte per call.

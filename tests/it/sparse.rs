@@ -9,15 +9,15 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::common::{bits_of, element, slice_of, Bits, LAYOUTS};
+use crate::common::{Bits, LAYOUTS, bits_of, element, slice_of};
 use crate::grid::reference_chunk;
 use crate::grid_dyn::{data_types, fill_of, reference};
 use half::f16;
-use ndarray::{arr1, Array, Array1, Array2, Array3, ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
+use ndarray::{Array, Array1, Array2, Array3, ArrayD, ArrayViewD, IxDyn, ShapeBuilder, arr1};
 use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{
-    minifloat, BytesCodec, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error,
+    BytesCodec, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error, minifloat,
 };
 
 /// What the sparse encoder hands over: each chunk's bytes or `None`, and the order.
@@ -554,9 +554,11 @@ fn raw_and_text_fill_tests_by_their_bytes() {
     assert!(codec.is_fill_dyn(&raw, &json!([1, 2, 3])).unwrap());
     assert!(!codec.is_fill_dyn(&raw, &json!([1, 2, 4])).unwrap());
     let part = raw.view().slice_region(&[1..3, 2..5]).unwrap();
-    assert!(codec
-        .is_fill_dyn(part.permuted_axes(&[1, 0]).unwrap(), &json!([1, 2, 3]))
-        .unwrap());
+    assert!(
+        codec
+            .is_fill_dyn(part.permuted_axes(&[1, 0]).unwrap(), &json!([1, 2, 3]))
+            .unwrap()
+    );
     // The same records in chunks: all left out, or all written.
     let grid = ChunkGrid::new(&[4, 5], &[2, 2]).unwrap();
     for (fill, stored) in [(json!([1, 2, 3]), 0), (json!([1, 2, 4]), grid.len())] {

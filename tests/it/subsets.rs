@@ -17,9 +17,9 @@ use half::f16;
 use ndarray::{Array2, ArrayD, IxDyn, ShapeBuilder};
 use num_complex::Complex;
 use proptest::prelude::*;
-use zarr_bytes::{minifloat, ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error};
+use zarr_bytes::{ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error, minifloat};
 
-use crate::common::{element, reference_bytes, same_bits, slice_of, Bits, LAYOUTS};
+use crate::common::{Bits, LAYOUTS, element, reference_bytes, same_bits, slice_of};
 
 /// One element from its bytes, by the codec's definition: each component in turn.
 fn from_bytes<A: Bits>(bytes: &[u8], endian: Endian) -> A {
@@ -364,16 +364,18 @@ fn a_grid_far_larger_than_memory() {
     asked.sort();
     assert_eq!(asked, [[row, 5], [row + 1, 5]]);
     assert_eq!(a.shape(), &[20, 3]);
-    assert!(a
-        .rows()
-        .into_iter()
-        .take(10)
-        .all(|r| r.iter().all(|&x| x == (row % 251) as u8)));
-    assert!(a
-        .rows()
-        .into_iter()
-        .skip(10)
-        .all(|r| r.iter().all(|&x| x == ((row + 1) % 251) as u8)));
+    assert!(
+        a.rows()
+            .into_iter()
+            .take(10)
+            .all(|r| r.iter().all(|&x| x == (row % 251) as u8))
+    );
+    assert!(
+        a.rows()
+            .into_iter()
+            .skip(10)
+            .all(|r| r.iter().all(|&x| x == ((row + 1) % 251) as u8))
+    );
 
     // Writing the same subset updates the two chunks in place.
     let x = Array2::<u8>::from_elem((20, 3).f(), 9);

@@ -2,15 +2,15 @@
 
 use std::ops::Range;
 
-use crate::common::{reference_bytes, standard, Bits};
+use crate::common::{Bits, reference_bytes, standard};
 use half::bf16;
 use ndarray::{
-    array, Array2, ArrayD, ArrayView, ArrayViewMut1, ArrayViewMut2, CowArray, Dimension, IxDyn,
+    Array2, ArrayD, ArrayView, ArrayViewMut1, ArrayViewMut2, CowArray, Dimension, IxDyn, array,
 };
 use num_complex::Complex;
 use zarr_bytes::{
-    decode_region, encode_region_into, minifloat::Float4E2M1FN, region_byte_ranges, BytesCodec,
-    BytesDecode, BytesEncode, BytesView, BytesViewMut, DataType, DynArray, Endian, Error,
+    BytesCodec, BytesDecode, BytesEncode, BytesView, BytesViewMut, DataType, DynArray, Endian,
+    Error, decode_region, encode_region_into, minifloat::Float4E2M1FN, region_byte_ranges,
 };
 
 const OTHER: Endian = match Endian::NATIVE {
@@ -339,9 +339,11 @@ fn whole_trailing_axes_are_one_range() {
         [36..42, 66..72]
     );
     assert_eq!(region_byte_ranges::<u32>(&[], &[]).unwrap(), [0..4]);
-    assert!(region_byte_ranges::<u32>(&[4, 5], &[1..1, 0..5])
-        .unwrap()
-        .is_empty());
+    assert!(
+        region_byte_ranges::<u32>(&[4, 5], &[1..1, 0..5])
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]

@@ -53,7 +53,7 @@ use zarrs::array::{
 
 #[path = "../../arrays/mod.rs"]
 // The grid and chunk helpers serve the main crate's benchmarks only; the module keeps to the
-// main crate's MSRV (1.81), older than `is_multiple_of`.
+// main crate's MSRV (1.85), older than `is_multiple_of`.
 #[allow(dead_code, clippy::manual_is_multiple_of)]
 mod arrays;
 #[path = "../../cold/mod.rs"]

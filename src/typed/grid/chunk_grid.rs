@@ -2,8 +2,8 @@
 
 use std::ops::Range;
 
-use crate::typed::region;
 use crate::Error;
+use crate::typed::region;
 
 /// A regular chunk grid: an array's shape cut into chunks of one shape, in C order.
 ///
@@ -170,7 +170,7 @@ impl ChunkGrid {
     pub fn chunks_in(
         &self,
         region: &[Range<usize>],
-    ) -> Result<impl Iterator<Item = Vec<usize>> + '_, Error> {
+    ) -> Result<impl Iterator<Item = Vec<usize>> + use<'_>, Error> {
         region::check(&self.array_shape, region)?;
         let origin: Vec<usize> = region.iter().map(|r| r.start).collect();
         let shape: Vec<usize> = region.iter().map(|r| r.len()).collect();

@@ -8,8 +8,8 @@ use std::task::Context;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use futures_util::{future, task};
 
-use crate::typed::grid::parts::ChunkPart;
 use crate::Error;
+use crate::typed::grid::parts::ChunkPart;
 
 /// Put every one of `parts` into a reader with `put`, its bytes asked of `fetch`: up to
 /// `in_flight` fetches pending, new ones started as others finish, and each chunk put as

@@ -13,9 +13,9 @@ use crate::check::{checked_len, checked_size};
 use crate::element::Item;
 use crate::typed::grid::fill::Fill;
 use crate::typed::grid::part::{
-    corner, decode_part, encode_part, encode_region, fill_around, fill_elements, Kind, Spare,
+    Kind, Spare, corner, decode_part, encode_part, encode_region, fill_around, fill_elements,
 };
-use crate::typed::grid::sink::{in_chunk, Sink};
+use crate::typed::grid::sink::{Sink, in_chunk};
 use crate::typed::grid::subset::{Meet, Subset};
 use crate::typed::grid::walk;
 use crate::{ChunkGrid, Endian, Error};

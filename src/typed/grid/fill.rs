@@ -7,12 +7,12 @@ use std::ops::Range;
 
 use ndarray::{ArrayView, Axis, IxDyn};
 
+use crate::Endian;
 use crate::element::Item;
 use crate::traverse::permuted;
 use crate::traverse::plan::memory_order;
 use crate::typed::grid::subset::Subset;
 use crate::typed::region;
-use crate::Endian;
 
 /// Bytes of the repeated fill value compared at a time: few enough to stay in the first
 /// level cache beside what they are compared with, many enough that each comparison is long.

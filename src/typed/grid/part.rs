@@ -12,7 +12,7 @@ use crate::element::Item;
 use crate::typed::encode::encode;
 use crate::typed::grid::fill::fill_with;
 use crate::typed::region::{self, Runs};
-use crate::{traverse, DataType, Endian, Error};
+use crate::{DataType, Endian, Error, traverse};
 
 /// What sets the elements of an array apart from plain elements, for the chunk code: the
 /// arrays of [`DynArray`](crate::DynArray) variants that hold more than an element each.

@@ -4,9 +4,9 @@
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
+use crate::Error;
 use crate::typed::grid::subset::Subset;
 use crate::typed::region::byte_ranges;
-use crate::Error;
 
 /// One chunk a subset touches: its index, the box of it inside the chunk, the same box
 /// inside the subset, and whether the subset covers the chunk's whole region of the array.

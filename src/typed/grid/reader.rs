@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use ndarray::{ArrayViewMut, Dimension, IxDyn};
 
-use crate::element::{in_units, Item};
+use crate::element::{Item, in_units};
 use crate::typed::grid::engine::{Before, Decoder};
 use crate::typed::grid::part::{Kind, Spare};
 use crate::typed::grid::parts::{ChunkPart, Plan, Slots};

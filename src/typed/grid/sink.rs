@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
-use crate::typed::grid::part::Spare;
 use crate::Error;
+use crate::typed::grid::part::Spare;
 
 /// Where the encoding of a subset hands its chunks: owned, or lent with chunks of only the
 /// fill value left out.

@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::typed::grid::chunk_grid::BoxIndices;
-use crate::typed::grid::ChunkGrid;
-use crate::typed::region;
 use crate::Error;
+use crate::typed::grid::ChunkGrid;
+use crate::typed::grid::chunk_grid::BoxIndices;
+use crate::typed::region;
 
 /// A checked box of `grid`'s array, and the box of chunks it touches.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use ndarray::{ArrayView, CowArray, Dimension, IxDyn, Slice};
 
-use crate::element::{out_units, Item};
+use crate::element::{Item, out_units};
 use crate::typed::grid::engine::Encoder;
 use crate::typed::grid::fill::fill_bytes;
 use crate::typed::grid::part::{Kind, Spare};
