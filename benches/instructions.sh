@@ -14,7 +14,9 @@ cd "$(dirname "$0")/.."
 layouts=${LAYOUTS:-fortran transposed 3d-swapped}
 types=${TYPES:-u8:big i8:big bool:big u16:little u16:big f32:big f64:big complex128:big}
 size_mib=${SIZE_MIB:-2}
-cargo build --release --quiet --example perf_table
+perf_table=$(cargo bench --no-run --quiet --bench perf_table --message-format=json |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+[ -n "$perf_table" ] || { echo "no perf_table binary built" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "| direction | layout | type | endian | instructions | per byte |"
@@ -26,7 +28,7 @@ for direction in encode decode; do
             endian=${te##*:}
             file="$out/$direction-$layout-$ty-$endian"
             valgrind --tool=callgrind --toggle-collect='perf_table::counted' --callgrind-out-file="$file" \
-                target/release/examples/perf_table --size-mib "$size_mib" \
+                "$perf_table" --size-mib "$size_mib" \
                 --count "$direction:$layout:$ty:$endian" >"$file.log" 2>&1 || {
                 echo "instructions.sh: $direction:$layout:$ty:$endian failed:" >&2
                 cat "$file.log" >&2

@@ -3,7 +3,7 @@
 What `encode_zarr_bytes_into` does for an array that is not in C order, numpy does with
 `np.copyto(c_order_destination, array)`, and what `decode_zarr_bytes_into` does, with
 `np.copyto(array, c_order_source)`: this times both for the arrays of
-`examples/perf_table.rs` (same shapes, same layouts, same cold caches), so the two tables
+`benches/perf_table.rs` (same shapes, same layouts, same cold caches), so the two tables
 can be read side by side. The byte order of the C-order side gives the encoding: native
 (little-endian on x86-64), or big-endian, which numpy swaps as it copies.
 

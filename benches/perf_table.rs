@@ -1,7 +1,7 @@
 //! Throughput of every encode and decode path against a memcpy of the same bytes, printed as
 //! one markdown table.
 //!
-//! Run with `cargo run --release --example perf_table` (add `--features rayon` for a second
+//! Run with `cargo bench --bench perf_table` (add `--features rayon` for a second
 //! table of parallel speedups), optionally followed by
 //! `-- --runs N` (timed runs per row, default 7), `--size-mib M` (bytes per array, default
 //! 64), `--types f64,u8` (some element types only; default all of `f64`, `f32`, `u16`,
@@ -128,9 +128,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Duration;
 
-#[path = "../benches/arrays/mod.rs"]
 mod arrays;
-#[path = "../benches/cold/mod.rs"]
 mod cold;
 
 use arrays::{
@@ -311,6 +309,8 @@ fn parse_args() -> Result<Options, String> {
                     .collect();
             }
             "-h" | "--help" => return Err(String::new()),
+            // What `cargo bench` passes to every bench target.
+            "--bench" => {}
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
