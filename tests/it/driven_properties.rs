@@ -21,7 +21,9 @@ use zarr_bytes::{
     SubsetWriter,
 };
 
-use crate::common::{Bits, LAYOUTS, Layout, element, reference_bytes, same_bits, slice_of};
+use crate::common::{
+    Bits, LAYOUTS, Layout, element, property, reference_bytes, same_bits, slice_of,
+};
 
 /// A small seeded generator (SplitMix64) for the choices a case makes.
 struct Rng(u64);
@@ -635,41 +637,31 @@ macro_rules! properties {
         mod $name {
             use super::*;
 
-            proptest! {
-                #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-                #[test]
-                fn a_reader_fed_in_any_order_reads_what_the_blocking_calls_read(
-                    (shape, chunk, subset) in cases(),
-                    layout in 0..LAYOUTS.len(),
-                    big: bool,
-                    seed: u64,
-                ) {
+            #[test]
+            fn a_reader_fed_in_any_order_reads_what_the_blocking_calls_read() {
+                let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
-                    check_reader(&case, &mut rng);
-                }
+                    check_reader(&case, &mut rng)
+                });
+            }
 
-                #[test]
-                fn a_writer_asked_in_any_order_writes_what_the_blocking_call_writes(
-                    (shape, chunk, subset) in cases(),
-                    layout in 0..LAYOUTS.len(),
-                    big: bool,
-                    seed: u64,
-                ) {
+            #[test]
+            fn a_writer_asked_in_any_order_writes_what_the_blocking_call_writes() {
+                let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
-                    check_writer(&case, &mut rng);
-                }
+                    check_writer(&case, &mut rng)
+                });
+            }
 
-                #[test]
-                fn misuse_is_an_error_that_leaves_the_output_as_it_was(
-                    (shape, chunk, subset) in cases(),
-                    layout in 0..LAYOUTS.len(),
-                    big: bool,
-                    seed: u64,
-                ) {
+            #[test]
+            fn misuse_is_an_error_that_leaves_the_output_as_it_was() {
+                let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
-                    check_misuse(&case, &mut rng);
-                }
+                    check_misuse(&case, &mut rng)
+                });
             }
         }
     )*};
@@ -803,20 +795,13 @@ mod asynchronous {
             mod $name {
                 use super::*;
 
-                proptest! {
-                    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-                    #[test]
-                    fn the_async_calls_read_and_write_what_the_blocking_calls_do(
-                        (shape, chunk, subset) in cases(),
-                        layout in 0..LAYOUTS.len(),
-                        big: bool,
-                        seed: u64,
-                        in_flight in 1usize..8,
-                    ) {
+                #[test]
+                fn the_async_calls_read_and_write_what_the_blocking_calls_do() {
+                    let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>(), 1usize..8);
+                    property(64, cases, &|((shape, chunk, subset), layout, big, seed, in_flight)| {
                         let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
-                        check_async(&case, &mut rng, in_flight);
-                    }
+                        check_async(&case, &mut rng, in_flight)
+                    });
                 }
             }
         )*};

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use crate::common::{Bits, LAYOUTS, bits_of, element, reference_bytes, slice_of};
+use crate::common::{Bits, LAYOUTS, bits_of, element, property, reference_bytes, slice_of};
 use half::f16;
 use ndarray::{Array2, ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 use num_complex::Complex;
@@ -169,15 +169,15 @@ fn shapes() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
 
 macro_rules! properties {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name((shape, chunk) in shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
-                    check::<$t>(&shape, &chunk, layout, big, seed >> 8);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(48, cases, &|((shape, chunk), layout, big, seed)| {
+                    check::<$t>(&shape, &chunk, layout, big, seed >> 8)
+                });
+            }
+        )*
     };
 }
 

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::ops::Range;
 
-use crate::common::{Bits, LAYOUTS, bits_of, reference_bytes};
+use crate::common::{Bits, LAYOUTS, bits_of, property, reference_bytes};
 use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, CowArray, IxDyn};
 use num_complex::Complex;
@@ -153,15 +153,15 @@ fn check<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
 
 macro_rules! properties {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name(shape in shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
-                    check::<$t>(&shape, layout, big, seed >> 8);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(256, cases, &|(shape, layout, big, seed)| {
+                    check::<$t>(&shape, layout, big, seed >> 8)
+                });
+            }
+        )*
     };
 }
 
@@ -266,15 +266,15 @@ fn check_edges<A: Bits>(shape: &[usize], layout: usize, big: bool, seed: u64) {
 
 macro_rules! edges {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name(shape in edge_shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
-                    check_edges::<$t>(&shape, layout, big, seed >> 8);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (edge_shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(64, cases, &|(shape, layout, big, seed)| {
+                    check_edges::<$t>(&shape, layout, big, seed >> 8)
+                });
+            }
+        )*
     };
 }
 
@@ -374,19 +374,15 @@ fn check_chunk<A: Bits>(shape: &[usize], chunk: &crate::common::Chunk, big: bool
 
 macro_rules! chunks {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name(
-                    (shape, chunk) in chunk_shapes().prop_flat_map(chunks_of),
-                    big: bool,
-                    seed: u64,
-                ) {
-                    check_chunk::<$t>(&shape, &chunk, big, seed >> 8);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (chunk_shapes().prop_flat_map(chunks_of), any::<bool>(), any::<u64>());
+                property(48, cases, &|((shape, chunk), big, seed)| {
+                    check_chunk::<$t>(&shape, &chunk, big, seed >> 8)
+                });
+            }
+        )*
     };
 }
 

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::common::{Bits, LAYOUTS, bits_of, element, slice_of};
+use crate::common::{Bits, LAYOUTS, bits_of, element, property, slice_of};
 use crate::grid::reference_chunk;
 use crate::grid_dyn::{data_types, fill_of, reference};
 use half::f16;
@@ -161,15 +161,15 @@ fn shapes() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
 
 macro_rules! properties {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name((shape, chunk) in shapes(), layout in 0..LAYOUTS.len(), big: bool, seed: u64) {
-                    check::<$t>(&shape, &chunk, layout, big, seed >> 8);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
+                property(40, cases, &|((shape, chunk), layout, big, seed)| {
+                    check::<$t>(&shape, &chunk, layout, big, seed >> 8)
+                });
+            }
+        )*
     };
 }
 

@@ -19,7 +19,7 @@ use num_complex::Complex;
 use proptest::prelude::*;
 use zarr_bytes::{ChunkDecode, ChunkDecodeInto, ChunkEncode, ChunkGrid, Endian, Error, minifloat};
 
-use crate::common::{Bits, LAYOUTS, element, reference_bytes, same_bits, slice_of};
+use crate::common::{Bits, LAYOUTS, element, property, reference_bytes, same_bits, slice_of};
 
 /// One element from its bytes, by the codec's definition: each component in turn.
 fn from_bytes<A: Bits>(bytes: &[u8], endian: Endian) -> A {
@@ -305,15 +305,15 @@ fn cases() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<Range<usize>>)>
 
 macro_rules! properties {
     ($($name:ident: $t:ty),* $(,)?) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name((shape, chunk, subset) in cases(), big: bool, seed in 0usize..1 << 20) {
-                    check::<$t>(&shape, &chunk, &subset, big, seed);
-                }
-            )*
-        }
+        $(
+            #[test]
+            fn $name() {
+                let cases = (cases(), any::<bool>(), 0usize..1 << 20);
+                property(40, cases, &|((shape, chunk, subset), big, seed)| {
+                    check::<$t>(&shape, &chunk, &subset, big, seed)
+                });
+            }
+        )*
     };
 }
 
