@@ -77,6 +77,29 @@ fn readers_and_writers_show_their_subset() {
 }
 
 #[test]
+fn runtime_typed_readers_and_writers_show_their_subset() {
+    let codec = zarr_bytes::BytesCodec::new(Endian::Little);
+    let grid = ChunkGrid::new(&[10, 7], &[4, 3]).unwrap();
+    let fill = serde_json::json!(0);
+    let mut out = zarr_bytes::DynArray::from(Array2::<u16>::zeros((5, 4)).into_dyn());
+    let reader = codec
+        .subset_reader_dyn(&mut out, &grid, &[3, 2], &fill)
+        .unwrap();
+    let shown = format!("{reader:?}");
+    assert!(
+        shown.starts_with("DynSubsetReader { origin: [3, 2], shape: [5, 4]"),
+        "{shown}"
+    );
+    let x = zarr_bytes::DynArray::from(Array2::<u16>::zeros((5, 4)).into_dyn());
+    let writer = codec.subset_writer_dyn(&x, &grid, &[3, 2], &fill).unwrap();
+    let shown = format!("{writer:?}");
+    assert!(
+        shown.starts_with("DynSubsetWriter { origin: [3, 2], shape: [5, 4]"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn a_reader_fed_in_any_order_equals_the_blocking_call() {
     let shape = [13, 9, 6];
     let grid = ChunkGrid::new(&shape, &[4, 5, 3]).unwrap();
@@ -567,6 +590,22 @@ mod runtime_typed {
                 assert!(matches!(e, Error::PutTwice { .. }), "{ctx}");
                 reader.finish().unwrap();
                 assert_eq!(bits(&ranged), bits(&want), "{ctx}");
+                // A part never put: finishing names it, whether the parts are decoded or
+                // pasted.
+                let mut short = codec.full_dyn(&t, &part, &fill).unwrap();
+                let reader = codec
+                    .subset_reader_dyn(&mut short, &grid, &origin, &fill)
+                    .unwrap();
+                for p in &parts[1..] {
+                    reader
+                        .put(&p.index, store.get(&p.index).map(Vec::as_slice))
+                        .unwrap();
+                }
+                let e = reader.finish().unwrap_err();
+                assert!(
+                    matches!(&e, Error::NotPut { index } if index[..] == parts[0].index[..]),
+                    "{ctx}: {e}"
+                );
 
                 // Write: the blocking call's chunks, and the writer's through the store.
                 let x = sample_dyn(&codec, &t, &part, 9);
