@@ -625,12 +625,18 @@ pub fn valid_chunk(
 /// Runs `test` on `cases` values of `strategy`, and shrinks a failing one, as a test of
 /// `proptest!` does; but through one runner for all the tests of a strategy type, where
 /// `proptest!` makes the runner anew for each test (one copy each of its generic code, in a
-/// binary of over a hundred such tests).
-pub fn property<S: proptest::strategy::Strategy>(cases: u32, strategy: S, test: &dyn Fn(S::Value)) {
+/// binary of over a hundred such tests). `file`, the caller's `file!()`, names the failures
+/// kept in `tests/proptest-regressions`, replayed first.
+pub fn property<S: proptest::strategy::Strategy>(
+    file: &'static str,
+    cases: u32,
+    strategy: S,
+    test: &dyn Fn(S::Value),
+) {
     use proptest::test_runner::{Config, TestRunner};
     let config = Config {
         cases,
-        source_file: Some(file!()),
+        source_file: Some(file),
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);

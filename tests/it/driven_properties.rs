@@ -640,7 +640,7 @@ macro_rules! properties {
             #[test]
             fn a_reader_fed_in_any_order_reads_what_the_blocking_calls_read() {
                 let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
+                property(file!(), 64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
                     check_reader(&case, &mut rng)
                 });
@@ -649,7 +649,7 @@ macro_rules! properties {
             #[test]
             fn a_writer_asked_in_any_order_writes_what_the_blocking_call_writes() {
                 let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
+                property(file!(), 64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
                     check_writer(&case, &mut rng)
                 });
@@ -658,7 +658,7 @@ macro_rules! properties {
             #[test]
             fn misuse_is_an_error_that_leaves_the_output_as_it_was() {
                 let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(64, cases, &|((shape, chunk, subset), layout, big, seed)| {
+                property(file!(), 64, cases, &|((shape, chunk, subset), layout, big, seed)| {
                     let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
                     check_misuse(&case, &mut rng)
                 });
@@ -798,7 +798,7 @@ mod asynchronous {
                 #[test]
                 fn the_async_calls_read_and_write_what_the_blocking_calls_do() {
                     let cases = (cases(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>(), 1usize..8);
-                    property(64, cases, &|((shape, chunk, subset), layout, big, seed, in_flight)| {
+                    property(file!(), 64, cases, &|((shape, chunk, subset), layout, big, seed, in_flight)| {
                         let (case, mut rng) = Case::<$t>::new(&shape, &chunk, subset, layout, big, seed);
                         check_async(&case, &mut rng, in_flight)
                     });

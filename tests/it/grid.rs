@@ -173,7 +173,7 @@ macro_rules! properties {
             #[test]
             fn $name() {
                 let cases = (shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(48, cases, &|((shape, chunk), layout, big, seed)| {
+                property(file!(), 48, cases, &|((shape, chunk), layout, big, seed)| {
                     check::<$t>(&shape, &chunk, layout, big, seed >> 8)
                 });
             }

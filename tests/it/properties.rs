@@ -157,7 +157,7 @@ macro_rules! properties {
             #[test]
             fn $name() {
                 let cases = (shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(256, cases, &|(shape, layout, big, seed)| {
+                property(file!(), 256, cases, &|(shape, layout, big, seed)| {
                     check::<$t>(&shape, layout, big, seed >> 8)
                 });
             }
@@ -270,7 +270,7 @@ macro_rules! edges {
             #[test]
             fn $name() {
                 let cases = (edge_shapes(), 0..LAYOUTS.len(), any::<bool>(), any::<u64>());
-                property(64, cases, &|(shape, layout, big, seed)| {
+                property(file!(), 64, cases, &|(shape, layout, big, seed)| {
                     check_edges::<$t>(&shape, layout, big, seed >> 8)
                 });
             }
@@ -378,7 +378,7 @@ macro_rules! chunks {
             #[test]
             fn $name() {
                 let cases = (chunk_shapes().prop_flat_map(chunks_of), any::<bool>(), any::<u64>());
-                property(48, cases, &|((shape, chunk), big, seed)| {
+                property(file!(), 48, cases, &|((shape, chunk), big, seed)| {
                     check_chunk::<$t>(&shape, &chunk, big, seed >> 8)
                 });
             }

@@ -309,7 +309,7 @@ macro_rules! properties {
             #[test]
             fn $name() {
                 let cases = (cases(), any::<bool>(), 0usize..1 << 20);
-                property(40, cases, &|((shape, chunk, subset), big, seed)| {
+                property(file!(), 40, cases, &|((shape, chunk, subset), big, seed)| {
                     check::<$t>(&shape, &chunk, &subset, big, seed)
                 });
             }
