@@ -105,10 +105,11 @@
 //! against `decode_zarr_subset_into` (targets: 0.9 of it, and 1.5 times the one thread),
 //! beside `memcpy-prealloc` of the subset's bytes on one and on two threads, the bound of
 //! what a second thread gains; a `SubsetWriter` asked to `encode` every chunk of the aligned
-//! subset (target: 0.9 of `encode_zarr_subset`) or to `update` each in one buffer reused
-//! from chunk to chunk, beside a zeroed `Vec` of a chunk's length allocated, lent to the sink
-//! and dropped per chunk (what `encode` allocates); and for the half-off subset to `encode`
-//! the chunks it holds whole and `update` the others in the `Vec`s they are stored in
+//! subset or to `encode_into` one buffer reused from chunk to chunk (targets: 0.9 of
+//! `encode_zarr_subset`), beside a zeroed `Vec` of a chunk's length allocated, lent to the
+//! sink and dropped per chunk (what `encode` allocates); and for the half-off subset to
+//! `encode_into` one buffer the chunks it holds whole and `update` the others in the `Vec`s
+//! they are stored in
 //! (target: 0.85 of the aligned `encode_zarr_subset`), beside `encode_zarr_subset` of the
 //! half-off subset with owned copies handed over, and the subset rows' `parts written into
 //! the stored (bound)`. With the `rayon` feature every row runs in a pool of one thread.
@@ -2213,10 +2214,10 @@ const DRIVEN_PATHS: [(&str, &str, usize, f64); 12] = [
     ("encode_zarr_subset", "aligned", 5, 0.0),
     ("SubsetWriter, every chunk encoded", "aligned", 5, 0.9),
     (
-        "SubsetWriter, every chunk updated in one reused buffer",
+        "SubsetWriter, every chunk encoded into one reused buffer",
         "aligned",
         5,
-        0.0,
+        0.9,
     ),
     (
         "a zeroed `Vec` a chunk long per chunk (bound)",
@@ -2370,14 +2371,13 @@ fn measure_driven<T: Element + PartialEq + bytemuck::Pod>(
             }
         }),
         // The writer with the caller's own buffer for every chunk, as the blocking call
-        // lends one: `update` writes all of a chunk the subset covers whole (here no edge
-        // chunk, so no padding left as it was).
+        // lends one.
         Box::new(move |b| {
             let array = black_box(&b.aligned);
             let writer = SubsetWriter::new(array.view(), &b.grid, &origin, fill, e).unwrap();
             let mut out = vec![0u8; b.chunks[0].len()];
             for part in writer.parts() {
-                let fills = writer.update(&part.index, &mut out).unwrap();
+                let fills = writer.encode_into(&part.index, &mut out).unwrap();
                 touch_lent(&part.index, (!fills).then_some(&out[..])).unwrap();
             }
         }),
@@ -2401,10 +2401,11 @@ fn measure_driven<T: Element + PartialEq + bytemuck::Pod>(
             } = b;
             let array = black_box(&*off);
             let writer = SubsetWriter::new(array.view(), grid, &off_origin, fill, e).unwrap();
+            let mut out = vec![0u8; chunks[0].len()];
             for part in writer.parts() {
                 if part.whole {
-                    let bytes = writer.encode(&part.index).unwrap();
-                    touch_lent(&part.index, bytes.as_deref()).unwrap();
+                    let fills = writer.encode_into(&part.index, &mut out).unwrap();
+                    touch_lent(&part.index, (!fills).then_some(&out[..])).unwrap();
                 } else {
                     let chunk = &mut chunks[place(*first, &part.index)];
                     let fills = writer.update(&part.index, chunk).unwrap();
@@ -2453,7 +2454,7 @@ fn measure_driven<T: Element + PartialEq + bytemuck::Pod>(
             let stored = &b.chunks[b.at(&part.index)];
             let made = if part.whole {
                 let mut chunk = vec![0xa5; stored.len()];
-                assert!(!writer.update(&part.index, &mut chunk).unwrap());
+                assert!(!writer.encode_into(&part.index, &mut chunk).unwrap());
                 assert!(
                     chunk == *stored,
                     "{ty}: chunk {:?} updated wrong",

@@ -554,7 +554,8 @@ impl<'g> Pasting<'g> {
         is_fill(part, &self.fill, self.endian).unwrap_or(false)
     }
 
-    /// The chunk that meets the subset at `meet` made from `part` alone into `out`.
+    /// The chunk that meets the subset at `meet` made from `part` alone into `out`: the
+    /// part first, checked before its first byte, so a failure writes nothing.
     pub(crate) fn make(
         &self,
         meet: &Meet,
@@ -562,8 +563,9 @@ impl<'g> Pasting<'g> {
         out: &mut [u8],
     ) -> Result<(), Error> {
         let (chunk, size) = (self.subset.grid().chunk_shape(), self.data_type.size());
+        paste(part, chunk, &meet.region, self.endian, out)?;
         fill_around(chunk, &meet.region, size, &self.fill_bytes, out);
-        paste(part, chunk, &meet.region, self.endian, out)
+        Ok(())
     }
 
     /// The chunk that meets the subset at `meet`, stored as `bytes`, with `part` pasted in

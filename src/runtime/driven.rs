@@ -228,6 +228,15 @@ impl<'a> DynSubsetWriter<'a> {
         self.writer.update(index, stored)
     }
 
+    /// As [`SubsetWriter::encode_into`](crate::SubsetWriter::encode_into).
+    ///
+    /// # Errors
+    ///
+    /// As [`update`](Self::update).
+    pub fn encode_into(&self, index: &[usize], out: &mut [u8]) -> Result<bool, Error> {
+        self.writer.encode_into(index, out)
+    }
+
     /// Every part stored through `stored` and `sink`, up to `in_flight` under way.
     #[cfg(feature = "async")]
     pub(crate) async fn drive<E, R, RF, K, KF>(
@@ -351,15 +360,20 @@ struct PastedFrom<'a> {
 }
 
 impl Encodes for PastedFrom<'_> {
-    fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error> {
+    fn len(&self) -> usize {
+        self.pasting.len
+    }
+
+    fn fills(&self, index: &[usize]) -> Result<bool, Error> {
+        let meet = self.pasting.subset.meet(index);
+        Ok(self.pasting.fills(&self.array.slice_region(&meet.within)?))
+    }
+
+    fn make(&self, index: &[usize], out: &mut [u8]) -> Result<(), Error> {
         let meet = self.pasting.subset.meet(index);
         let part = self.array.slice_region(&meet.within)?;
-        if self.pasting.fills(&part) {
-            return Ok(None);
-        }
-        let mut out = vec![0u8; self.pasting.len];
-        let made = self.pasting.make(&meet, &part, &mut out);
-        made.map(|()| Some(out)).map_err(|e| in_chunk(index, e))
+        let made = self.pasting.make(&meet, &part, out);
+        made.map_err(|e| in_chunk(index, e))
     }
 
     fn update(&self, index: &[usize], stored: &mut [u8]) -> Result<bool, Error> {

@@ -290,6 +290,41 @@ fn a_failed_update_leaves_the_buffer_as_it_was() {
     assert_eq!(&stored[16..20], &[5, 5, 5, 5]);
 }
 
+#[test]
+fn a_failed_encode_into_leaves_the_buffer_as_it_was() {
+    let grid = ChunkGrid::new(&[8], &[4]).unwrap();
+    let x = ndarray::Array1::<u16>::from_elem(3, 1).into_dyn();
+    let writer = SubsetWriter::new(x.view(), &grid, &[3], 0, Endian::Little).unwrap();
+    let mut short = vec![5u8; 7];
+    let e = writer.encode_into(&[0], &mut short).unwrap_err();
+    assert!(matches!(e, Error::InChunk { ref index, ref error }
+        if **index == [0] && matches!(**error, Error::LengthMismatch { expected: 8, actual: 7 })));
+    assert_eq!(short, [5u8; 7]);
+    let mut far = vec![5u8; 8];
+    let e = writer.encode_into(&[2], &mut far).unwrap_err();
+    assert!(matches!(e, Error::NotInSubset { ref index } if **index == [2]));
+    assert_eq!(far, [5u8; 8]);
+
+    // An int4 out of its range, in a chunk covered in part: checked before the fill
+    // around the part is written.
+    let codec = zarr_bytes::BytesCodec::new(Endian::Little);
+    let bad = zarr_bytes::DynArray::Int4(ndarray::arr1(&[1i8, 9]).into_dyn());
+    let writer = codec
+        .subset_writer_dyn(&bad, &grid, &[1], &0.into())
+        .unwrap();
+    let mut out = vec![5u8; 4];
+    let e = writer.encode_into(&[0], &mut out).unwrap_err();
+    assert!(matches!(e, Error::InChunk { ref error, .. }
+        if matches!(**error, Error::OutOfRange { index: 1, .. })));
+    assert_eq!(out, [5u8; 4]);
+    let good = zarr_bytes::DynArray::Int4(ndarray::arr1(&[1i8, -8]).into_dyn());
+    let writer = codec
+        .subset_writer_dyn(&good, &grid, &[1], &0.into())
+        .unwrap();
+    assert!(!writer.encode_into(&[0], &mut out).unwrap());
+    assert_eq!(out, [0, 1, 0x08, 0]);
+}
+
 #[cfg(feature = "async")]
 mod asynchronous {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -625,7 +660,14 @@ mod runtime_typed {
                             let fills = writer.update(&p.index, bytes).unwrap();
                             (!fills).then(|| bytes.clone())
                         }
-                        None => writer.encode(&p.index).unwrap(),
+                        None => {
+                            let made = writer.encode(&p.index).unwrap();
+                            let mut into = vec![0xa5; t.size() * chunk.iter().product::<usize>()];
+                            let fills = writer.encode_into(&p.index, &mut into).unwrap();
+                            assert_eq!(fills, made.is_none(), "{ctx}");
+                            assert_eq!(into, made.clone().unwrap_or(vec![0xa5; into.len()]));
+                            made
+                        }
                     };
                     match keep {
                         Some(bytes) => driven.insert(p.index, bytes),

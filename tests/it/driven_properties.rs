@@ -397,7 +397,8 @@ fn check_reader<A: Bits>(case: &Case<A>, rng: &mut Rng) {
 /// layout: a part covered whole or a missing chunk encoded, a stored chunk updated in a copy
 /// of its bytes. It leaves what the blocking call hands its sink and the naive write: its
 /// padding as stored, `None` (or `true`) exactly where only the fill value is left. Its
-/// `encode` of any part is the chunk made from the part alone.
+/// `encode` of any part is the chunk made from the part alone, and `encode_into` writes
+/// those bytes over a used buffer, or nothing where `encode` gives `None`.
 fn check_writer<A: Bits>(case: &Case<A>, rng: &mut Rng) {
     let s = &case.stored;
     let (grid, fill, endian) = (&s.grid, s.fill, s.endian);
@@ -425,6 +426,13 @@ fn check_writer<A: Bits>(case: &Case<A>, rng: &mut Rng) {
         };
         let alone = writer.encode(&part.index).unwrap();
         assert_eq!(alone, made[&part.index], "encode {:?} {ctx}", part.index);
+        let old_bytes = (k * 37 + 11) as u8;
+        let mut into = vec![old_bytes; grid.chunk_shape().iter().product::<usize>() * A::SIZE];
+        let fills = writer.encode_into(&part.index, &mut into).unwrap();
+        match &alone {
+            Some(bytes) => assert!(!fills && into == *bytes, "encode_into {ctx}"),
+            None => assert!(fills && into.iter().all(|&b| b == old_bytes), "{ctx}"),
+        }
         let old = written.lock().unwrap().insert(part.index.clone(), bytes);
         assert!(old.is_none());
     });

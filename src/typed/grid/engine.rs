@@ -103,7 +103,8 @@ impl<'g, A: Item> Encoder<'g, A> {
     }
 
     /// The chunk that meets the subset at `meet`, made from `part` alone into `out` (of the
-    /// chunk's length): the part in its place, the fill value everywhere else.
+    /// chunk's length): the part in its place, the fill value everywhere else; the part
+    /// first, checked before its first byte, so a failure writes nothing.
     pub(crate) fn make(
         &self,
         meet: &Meet,
@@ -115,8 +116,9 @@ impl<'g, A: Item> Encoder<'g, A> {
         if meet.whole {
             return encode_part(part, &self.kind, chunk, fill, endian, out);
         }
+        encode_region(part, &self.kind, chunk, &meet.region, endian, out, scratch)?;
         fill_around(chunk, &meet.region, A::BYTES, fill, out);
-        encode_region(part, &self.kind, chunk, &meet.region, endian, out, scratch)
+        Ok(())
     }
 
     /// Chunk `at`, as stored in `bytes`, with `part` written into its place, every other

@@ -135,6 +135,36 @@ impl<A, D> SubsetWriter<'_, A, D> {
         self.writer.encode(index)
     }
 
+    /// As [`encode`](Self::encode), into the caller's `out` of a chunk's length: every
+    /// byte written, padding included, so one buffer may serve chunk after chunk. `true`:
+    /// the chunk holds only the fill value and nothing is written (erase it). On error
+    /// `out` is as it was.
+    ///
+    /// # Errors
+    ///
+    /// As [`encode`](Self::encode), and [`Error::InChunk`] holding
+    /// [`Error::LengthMismatch`] for a buffer of another length than a chunk's.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use zarr_bytes::{ChunkGrid, Endian, SubsetWriter};
+    ///
+    /// let grid = ChunkGrid::new(&[3], &[2])?;
+    /// let x = array![7u16, 0, 8];
+    /// let writer = SubsetWriter::new(x.view(), &grid, &[0], 0, Endian::Big)?;
+    /// let mut out = [0xee; 4];
+    /// assert!(!writer.encode_into(&[0], &mut out)?);
+    /// assert_eq!(out, [0, 7, 0, 0]);
+    /// assert!(!writer.encode_into(&[1], &mut out)?);
+    /// assert_eq!(out, [0, 8, 0, 0]); // the padding past the array's end is the fill value
+    /// # Ok::<(), zarr_bytes::Error>(())
+    /// ```
+    pub fn encode_into(&self, index: &[usize], out: &mut [u8]) -> Result<bool, Error> {
+        self.writer.encode_into(index, out)
+    }
+
     /// A partly covered chunk as stored, updated in the caller's buffer: the covered
     /// elements only, every other byte (padding included) as stored. `true`: it now holds
     /// only the fill value (erase it). On error the buffer is as it was.
@@ -166,7 +196,27 @@ impl Writer<'_> {
     /// [`SubsetWriter::encode`].
     pub(crate) fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error> {
         self.plan.locate(index)?;
-        self.encodes.encode(index)
+        if self.encodes.fills(index)? {
+            return Ok(None);
+        }
+        let mut out = vec![0u8; self.encodes.len()];
+        self.encodes.make(index, &mut out)?;
+        Ok(Some(out))
+    }
+
+    /// [`SubsetWriter::encode_into`].
+    pub(crate) fn encode_into(&self, index: &[usize], out: &mut [u8]) -> Result<bool, Error> {
+        self.plan.locate(index)?;
+        let expected = self.encodes.len();
+        if out.len() != expected {
+            let actual = out.len();
+            return Err(in_chunk(index, Error::LengthMismatch { expected, actual }));
+        }
+        if self.encodes.fills(index)? {
+            return Ok(true);
+        }
+        self.encodes.make(index, out)?;
+        Ok(false)
     }
 
     /// [`SubsetWriter::update`].
@@ -179,8 +229,13 @@ impl Writer<'_> {
 /// What a writer encodes from: an array of items, or, for data types whose parts are
 /// pasted, a runtime-typed view.
 pub(crate) trait Encodes: Send + Sync {
-    /// Chunk `index` made from its part alone; `None` for only the fill value.
-    fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error>;
+    /// The length of a chunk's bytes.
+    fn len(&self) -> usize;
+    /// Whether chunk `index`'s part holds only the fill value.
+    fn fills(&self, index: &[usize]) -> Result<bool, Error>;
+    /// Chunk `index` made from its part alone into `out`, of a chunk's length: every byte
+    /// written, and none where it fails.
+    fn make(&self, index: &[usize], out: &mut [u8]) -> Result<(), Error>;
     /// Chunk `index` as stored, its part written in place: whether it then holds only the
     /// fill value.
     fn update(&self, index: &[usize], stored: &mut [u8]) -> Result<bool, Error>;
@@ -230,14 +285,17 @@ impl<'a, A: Item> Sources<'a, A> {
 }
 
 impl<A: Item> Encodes for Sources<'_, A> {
-    fn encode(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Error> {
-        self.with(index, |at, meet, part, scratch| {
-            if self.encoder.fills(at, part.view()) {
-                return Ok(None);
-            }
-            let mut out = vec![0u8; self.encoder.len()];
-            self.encoder.make(meet, part, &mut out, scratch)?;
-            Ok(Some(out))
+    fn len(&self) -> usize {
+        self.encoder.len()
+    }
+
+    fn fills(&self, index: &[usize]) -> Result<bool, Error> {
+        self.with(index, |at, _, part, _| Ok(self.encoder.fills(at, part)))
+    }
+
+    fn make(&self, index: &[usize], out: &mut [u8]) -> Result<(), Error> {
+        self.with(index, |_, meet, part, scratch| {
+            self.encoder.make(meet, part, out, scratch)
         })
     }
 
