@@ -1,4 +1,4 @@
-"""Interop with zarr-python, both ways, through the zarr_array example.
+"""Interop with zarr-python, both ways, through the zarr-array example.
 
 1. zarr-python writes arrays of every data type, in both byte orders, with partial edge
    chunks, a missing chunk and both chunk key separators; the example reads each, and its
@@ -49,7 +49,7 @@
    leave a shard with no data; with --write-empty-chunks as write_empty_chunks=True.
    Bad ranges, origins and data types fail with a message, never a panic.
 
-Usage: python .ci/interop.py PATH_TO_zarr_array_BINARY
+Usage: python .ci/interop.py PATH_TO_zarr-array_BINARY
 """
 
 import itertools
@@ -57,12 +57,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import warnings
 
+import common
+from common import Checks, fnv1a64, little_endian_bytes
 import google_crc32c  # installed with zarr, for its crc32c codec
 import numcodecs
 import numpy as np
@@ -81,29 +82,7 @@ BINARY = sys.argv[1]
 warnings.filterwarnings("ignore", message=".*does not have a Zarr V3 specification.*")
 # A codec around sharding_indexed (the transpose_shard case) is meant.
 warnings.filterwarnings("ignore", message=".*sharding_indexed. codec disables partial reads.*")
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}", flush=True)
-
-
-def fnv1a64(data: bytes) -> int:
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def little_endian_bytes(a: np.ndarray) -> bytes:
-    a = np.ascontiguousarray(a)
-    return a.astype(a.dtype.newbyteorder("<")).tobytes()
+check = Checks("interop")
 
 
 def values(dtype: str, shape, rng) -> np.ndarray:
@@ -206,7 +185,7 @@ def ext_values(dt: np.dtype, shape, rng) -> np.ndarray:
 
 
 def run(args):
-    return subprocess.run([BINARY, *args], capture_output=True, text=True)
+    return common.run(BINARY, args)
 
 
 def write_zarr(path, data, chunks, endian, fill, separator="/", key="default"):
@@ -1054,5 +1033,4 @@ finally:
     else:
         shutil.rmtree(root, ignore_errors=True)
 
-print(f"interop: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.exit()

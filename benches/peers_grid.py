@@ -1,4 +1,4 @@
-"""Reading and writing one Zarr v3 array with zarr-python, tensorstore and `zarr_array`.
+"""Reading and writing one Zarr v3 array with zarr-python, tensorstore and `zarr-array`.
 
 The array is the one zarr-python 3 creates by default for `float32`: 1 GiB (16384 x 16384)
 in chunks of 4 MiB (1024 x 1024), codecs `[bytes, zstd]` as zarr-python stores them (the
@@ -11,23 +11,23 @@ read and write a box of it):
 - tensorstore: `ts.open(zarr3 spec).result().read().result()`; `ts.open(...)` with
   zarr-python's metadata and `create=True`, then `.write(data).result()`;
 - each `--example LABEL=PATH`: `PATH SRC --write DST --endian little --time`, a run of the
-  project's `zarr_array` example, which times its own read and write and prints
+  project's `zarr-array` example, which times its own read and write and prints
   `time       read 1.234 s, write 2.345 s`.
 
 Every timed run starts after `sync` and `echo 3 > /proc/sys/vm/drop_caches` (so reads come
 from the disk, and a write does not wait on the previous one's dirty pages); where that is
 refused, every file of the work directory is dropped with `posix_fadvise(DONTNEED)`
 instead. The output says which was used and how much of the source stayed resident
-(`mincore`). Writes are timed to the page cache, without an fsync, as `zarr_array` does.
+(`mincore`). Writes are timed to the page cache, without an fsync, as `zarr-array` does.
 Rounds run every row once in turn; each row reports the min and the median of `--runs`.
 
-    cargo build --release --example zarr_array
-    .venv/bin/python benches/peers_grid.py --example plain=target/release/examples/zarr_array
+    cargo build --release -p zarr-array
+    .venv/bin/python benches/peers_grid.py --example plain=target/release/zarr-array
 
-    cargo build --release --example zarr_array --features rayon --target-dir target/rayon
+    cargo build --release -p zarr-array --features rayon --target-dir target/rayon
     .venv/bin/python benches/peers_grid.py \
-        --example plain=target/release/examples/zarr_array \
-        --example rayon=target/rayon/release/examples/zarr_array
+        --example plain=target/release/zarr-array \
+        --example rayon=target/rayon/release/zarr-array
 
 The data is a smooth field rounded to 1/64 (`--quantize`), which zstd compresses about
 2.3 times; unrounded, zstd stores float32 chunks almost raw. `--size-mib`, `--chunk-mib`
@@ -40,7 +40,7 @@ above; `subset`, a box of it of a quarter of its size (half of each axis: 256 Mi
 all around; and `sparse`, the array with 90 % of its chunks (all but every tenth in C
 order) set to the fill value 0, which every writer leaves out by default (zarr-python's
 `write_empty_chunks=False`, tensorstore's `store_data_equal_to_fill_value=false`,
-`zarr_array`'s default): a read fills the missing chunks, a write finds them all fill
+`zarr-array`'s default): a read fills the missing chunks, a write finds them all fill
 value and stores nothing for them. GB/s of the sparse array count its whole size too.
 
 The `subset` rows read the box from the array and write other values (the box's plus 0.25)
@@ -533,7 +533,7 @@ def main():
     parser.add_argument("--dir", help="work directory (default: a fresh one under /tmp)")
     parser.add_argument("--keep", action="store_true", help="keep the arrays written")
     parser.add_argument("--example", action="append", default=[], metavar="LABEL=PATH",
-                        help="a zarr_array binary to run (repeatable)")
+                        help="a zarr-array binary to run (repeatable)")
     parser.add_argument("--quantize", type=int, default=64, metavar="N",
                         help="round the data to multiples of 1/N (default 64; 0: not rounded)")
     parser.add_argument("--case", action="append", choices=["dense", "subset", "sparse"],

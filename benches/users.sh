@@ -55,16 +55,16 @@ step "python venv" venv
 
 build() {
     cargo build --release --quiet --manifest-path benches/peers/Cargo.toml
-    cargo build --release --quiet --example zarr_array
-    cargo build --release --quiet --example zarr_array --features rayon --target-dir target/rayon
+    cargo build --release --quiet -p zarr-array
+    cargo build --release --quiet -p zarr-array --features rayon --target-dir target/rayon
 }
 step "builds" build
 
 step "peers" sh -c "benches/peers/target/release/peers --runs $runs > $out/peers.jsonl"
 step "numpy" sh -c ".venv/bin/python benches/numpy_baseline.py --json --runs $runs > $out/numpy.jsonl"
 step "end to end" sh -c ".venv/bin/python benches/peers_grid.py --runs $e2e_runs \
-    --example zarr-bytes=target/release/examples/zarr_array \
-    --example 'zarr-bytes, pool'=target/rayon/release/examples/zarr_array > $out/end_to_end.md"
+    --example zarr-bytes=target/release/zarr-array \
+    --example 'zarr-bytes, pool'=target/rayon/release/zarr-array > $out/end_to_end.md"
 
 # The library built as a user's project builds it, from a clean target: cargo's own timing
 # of each crate, and the two binaries' sizes.

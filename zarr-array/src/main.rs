@@ -3,20 +3,26 @@
 //! box of another array.
 //!
 //! ```sh
-//! cargo run --example zarr_array                       # the bundled arrays
-//! cargo run --example zarr_array -- path/to/array.zarr
-//! cargo run --example zarr_array -- path/to/array.zarr --subset 100:300,50:90
-//! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --endian big
-//! cargo run --example zarr_array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
-//! cargo run --example zarr_array -- src.zarr --subset 0:20,: --write-into dst.zarr --at 10,20
-//! cargo run --release --example zarr_array -- path/to/array.zarr --write copy.zarr --time
-//! cargo run --example zarr_array -- file:///data/array.zarr --in-flight 64
+//! cargo run -p zarr-array                       # the bundled arrays
+//! cargo run -p zarr-array -- path/to/array.zarr
+//! cargo run -p zarr-array -- path/to/array.zarr --subset 100:300,50:90
+//! cargo run -p zarr-array -- path/to/array.zarr --write copy.zarr --endian big
+//! cargo run -p zarr-array -- path/to/array.zarr --write copy.zarr --write-empty-chunks
+//! cargo run -p zarr-array -- src.zarr --subset 0:20,: --write-into dst.zarr --at 10,20
+//! cargo run --release -p zarr-array -- path/to/array.zarr --write copy.zarr --time
+//! cargo run -p zarr-array -- file:///data/array.zarr --in-flight 64
+//! cargo run --release -p zarr-array --features s3 -- s3://bucket/array.zarr --subset 0:100,:
 //! ```
 //!
 //! The store is `object_store`'s: an array is a prefix in an `Arc<dyn ObjectStore>`
-//! (`store.rs`), here the local file system, named by a path or a `file://` URL. Chunks
-//! are read with `get`, written whole with `put` (the local store writes a temporary file
-//! and renames it, so a failure leaves no part of a chunk) and erased with `delete`.
+//! (`store.rs`): the local file system (a path or a `file://` URL), `memory://`, and with
+//! the `s3` feature `s3://bucket/prefix` (credentials, region and endpoint from the
+//! `AWS_*` variables; `AWS_ENDPOINT` and `AWS_ALLOW_HTTP=true` for an S3-compatible
+//! server) and `http(s)://` to read. Chunks are read with `get`, written whole with `put`
+//! (the local store writes a temporary file and renames it, S3 makes an object whole or
+//! not at all, so a failure leaves no part of a chunk) and erased with `delete`. A
+//! request with no answer in `--timeout` seconds (default 30) is tried twice more, then
+//! fails: a server that does not answer is an error, not a hang.
 //! `--in-flight N` (default 32) is how many requests to the store are under way at once:
 //! reading and writing go through the library's async calls, which keep that many pending
 //! and decode or encode each chunk as it arrives, on a tokio runtime; decompression and
@@ -122,15 +128,21 @@ macro_rules! say {
     };
 }
 
-const USAGE: &str = "usage: zarr_array [ARRAY_DIR | file://URL] [--subset START:END,...] \
-    [--write OUT_DIR [--endian little|big] | --write-into DST_DIR --at INDEX,...] \
-    [--write-empty-chunks] [--in-flight N] [--time]";
+const USAGE: &str = "usage: zarr-array [ARRAY_DIR | URL] [--subset START:END,...] \
+    [--write OUT [--endian little|big] | --write-into DST --at INDEX,...] \
+    [--write-empty-chunks] [--in-flight N] [--timeout SECONDS] [--time]\n\
+    URL: file://, memory://, and with the s3 feature s3://BUCKET/PREFIX (AWS_* variables; \
+    AWS_ENDPOINT and AWS_ALLOW_HTTP=true for an S3-compatible server) and http(s)://";
 
 /// Requests to the store under way at once, unless `--in-flight` says otherwise: as many as
 /// tensorstore keeps per store.
 const IN_FLIGHT: usize = 32;
 
-/// The arrays in `examples/data`, read when no array is named.
+/// How long a request to a remote store may wait for its answer, unless `--timeout` says
+/// otherwise: a server that does not answer is an error, not a hang.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The arrays in `data`, beside this crate's manifest, read when no array is named.
 const BUNDLED: [&str; 4] = [
     "temperature.zarr",
     "counts_dot.zarr",
@@ -249,14 +261,22 @@ struct Write<'a> {
     write_empty: bool,
 }
 
+/// How the store is asked: requests under way at once, and how long one may wait.
+#[derive(Clone, Copy)]
+struct Requests {
+    in_flight: usize,
+    timeout: Duration,
+}
+
 async fn open(
     location: &str,
     subset: Option<&Ranges>,
     write: Option<&Write<'_>>,
-    in_flight: usize,
+    requests: Requests,
     time: bool,
 ) -> Result<(), String> {
-    let store = Store::open(location)?;
+    let Requests { in_flight, timeout } = requests;
+    let store = Store::open(location, timeout)?;
     let meta = Metadata::read(&store).await?;
     let wanted = match subset {
         Some(ranges) => ranges
@@ -277,7 +297,7 @@ async fn open(
         let empty = write.write_empty;
         match write.target {
             Target::Copy { out, endian } => {
-                let store = Store::open(out)?;
+                let store = Store::open(out, timeout)?;
                 let written = array::write(&meta, &array, &store, endian, empty, in_flight).await?;
                 write_time = start.elapsed();
                 let (stored, left_out) = (count(written.stored), count(written.left_out));
@@ -288,7 +308,7 @@ async fn open(
                 );
             }
             Target::Into { out, at } => {
-                let store = Store::open(out)?;
+                let store = Store::open(out, timeout)?;
                 let into = Metadata::read(&store).await?;
                 let written =
                     array::write_into(&into, &array, &store, at, empty, in_flight).await?;
@@ -325,6 +345,7 @@ fn run() -> Result<(), String> {
     let mut endian = None;
     let mut write_empty = false;
     let mut in_flight = IN_FLIGHT;
+    let mut timeout = TIMEOUT;
     let mut time = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -353,6 +374,13 @@ fn run() -> Result<(), String> {
                     format!("--in-flight {text:?}: not a positive number of requests")
                 })?;
             }
+            "--timeout" => {
+                let text = args.next().ok_or("--timeout needs a number of seconds")?;
+                let secs: Option<f64> = text.parse().ok().filter(|&s: &f64| s > 0.0 && s < 1e9);
+                timeout = secs.map(Duration::from_secs_f64).ok_or_else(|| {
+                    format!("--timeout {text:?}: not a positive number of seconds")
+                })?;
+            }
             "--time" => time = true,
             "-h" | "--help" => {
                 say!("{USAGE}");
@@ -363,7 +391,7 @@ fn run() -> Result<(), String> {
         }
     }
     if dirs.is_empty() {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
         let bundled = BUNDLED
             .iter()
             .map(|name| data.join(name).display().to_string());
@@ -412,7 +440,8 @@ fn run() -> Result<(), String> {
         if i > 0 {
             say!();
         }
-        let opened = open(dir, subset.as_ref(), write.as_ref(), in_flight, time);
+        let requests = Requests { in_flight, timeout };
+        let opened = open(dir, subset.as_ref(), write.as_ref(), requests, time);
         runtime.block_on(opened)?;
     }
     Ok(())

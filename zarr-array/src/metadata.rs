@@ -33,10 +33,10 @@ fn lengths(value: &Value, name: &str) -> Result<Vec<usize>, String> {
 impl Metadata {
     pub async fn read(store: &Store) -> Result<Metadata, String> {
         let name = store.name("zarr.json");
-        let text = store
-            .get("zarr.json")
-            .await?
-            .ok_or_else(|| format!("{name}: not found: not a Zarr v3 array"))?;
+        let Some(text) = store.get("zarr.json").await? else {
+            let missing = store.not_found("zarr.json").await;
+            return Err(format!("{missing}: not a Zarr v3 array"));
+        };
         Self::parse(&text).map_err(|e| format!("{name}: {e}"))
     }
 

@@ -71,10 +71,12 @@ pub async fn write(
     json["codecs"] = chain.to_json();
     json["data_type"] = serde_json::to_value(&meta.data_type).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-    out.put("zarr.json", text.into_bytes()).await?;
-    // The whole array covers every chunk whole: none is read.
+    // The whole array covers every chunk whole: none is read. `zarr.json` goes last: a
+    // copy that fails on the way is not an array, rather than one with chunks missing.
     let origin = vec![0; meta.shape.len()];
-    encode(meta, &chain, array, out, &origin, write_empty, in_flight).await
+    let written = encode(meta, &chain, array, out, &origin, write_empty, in_flight).await?;
+    out.put("zarr.json", text.into_bytes()).await?;
+    Ok(written)
 }
 
 /// Write `array` into the array `out` (whose metadata is `meta`) at `origin`, with its

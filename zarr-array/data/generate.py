@@ -22,7 +22,7 @@ The zarr.json files are exactly as zarr-python wrote them.  After writing,
 the arrays are read back with zarr-python and tensorstore and compared with
 the expected values.  Requirements: zarr (3.x), numpy, tensorstore.  Run:
 
-    python examples/data/generate.py
+    python zarr-array/data/generate.py
 """
 
 from __future__ import annotations
