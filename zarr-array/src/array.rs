@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zarr_bytes::{DynArray, Endian};
 
-use crate::chain::{Chain, Counts};
+use crate::chain::{Ask, Chain, Counts};
 use crate::metadata::Metadata;
 use crate::store::Store;
 
@@ -22,8 +22,12 @@ pub async fn read(
     counts: &Counts,
 ) -> Result<DynArray, String> {
     // Relaxed counting: the counts are read once every chunk is done.
-    let fetch = |index: Vec<usize>| async move {
-        let bytes = store.get(&meta.chunk_key(&index)).await?;
+    let fetch = |index: Vec<usize>, ask: Ask| async move {
+        let key = meta.chunk_key(&index);
+        let bytes = match ask {
+            Ask::Whole => store.get(&key).await?,
+            Ask::Ranges(ranges) => store.get_ranges(&key, &ranges).await?,
+        };
         let count = match bytes {
             Some(_) => &counts.read,
             None => &counts.missing,
@@ -34,9 +38,13 @@ pub async fn read(
     let name = |index: &[usize]| store.name(&meta.chunk_key(index));
     let grid = meta.grid()?;
     let data_type = &meta.data_type;
-    meta.chain
-        .read(data_type, &grid, subset, in_flight, fetch, name, counts)
-        .await
+    let before = store.bytes_read();
+    let chain = &meta.chain;
+    let array = chain.read(data_type, &grid, subset, in_flight, fetch, name, counts);
+    let array = array.await?;
+    let bytes = store.bytes_read() - before;
+    counts.bytes.store(bytes, Ordering::Relaxed);
+    Ok(array)
 }
 
 /// What writing did to the chunks in the store.
@@ -241,6 +249,59 @@ mod tests {
         assert_eq!(back, array);
         assert_eq!(counts.read.into_inner(), CHUNKS as usize);
         (write, read)
+    }
+
+    /// The bytes asked of the store for boxes of a 64 × 64 `uint16` array in chunks of 8 × 8
+    /// (stored as they are, with a transpose, compressed): their values, and the bytes read.
+    #[tokio::test]
+    async fn boxes_of_uncompressed_chunks_read_only_their_bytes() {
+        let array = Array2::from_shape_fn((64, 64), |(i, j)| (64 * i + j + 1) as u16);
+        let array = DynArray::from(array.into_dyn());
+        let bytes = json!({"name": "bytes", "configuration": {"endian": "big"}});
+        let transpose = json!({"name": "transpose", "configuration": {"order": [1, 0]}});
+        let zstd = json!({"name": "zstd", "configuration": {"level": 1}});
+        for (codecs, ranges) in [
+            (json!([bytes]), true),
+            (json!([transpose, bytes]), true),
+            (json!([bytes, zstd]), false),
+        ] {
+            let store = Store::new(Arc::new(InMemory::new()), Path::from("a.zarr"), "a.zarr");
+            let meta = json!({
+                "zarr_format": 3, "node_type": "array", "shape": [64, 64], "data_type": "uint16",
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 8]}},
+                "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": codecs,
+            });
+            store
+                .put("zarr.json", meta.to_string().into())
+                .await
+                .unwrap();
+            let meta = Metadata::read(&store).await.unwrap();
+            write_into(&meta, &array, &store, &[0, 0], false, 4)
+                .await
+                .unwrap();
+            // Inside one chunk; across four; one chunk whole and a row of the next.
+            for (boxed, elements) in [
+                ([3..5, 10..13], 6),
+                ([6..10, 6..10], 16),
+                ([8..16, 0..9], 72),
+            ] {
+                let before = store.bytes_read();
+                let part = read(&meta, &store, &boxed, 4, &Counts::default())
+                    .await
+                    .unwrap();
+                let want = array.slice_region(&boxed).unwrap();
+                assert_eq!(part, want, "{codecs} {boxed:?}");
+                let asked = store.bytes_read() - before;
+                if ranges {
+                    assert_eq!(asked, 2 * elements, "{codecs} {boxed:?}");
+                } else {
+                    assert!(
+                        asked > 0 && asked < 2 * 64 * 9,
+                        "{codecs} {boxed:?}: {asked}"
+                    );
+                }
+            }
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

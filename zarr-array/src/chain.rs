@@ -20,7 +20,7 @@ use std::fmt;
 use std::future::Future;
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use ndarray::ArrayD;
@@ -53,6 +53,8 @@ pub struct Counts {
     pub inner_read: AtomicUsize,
     /// Inner chunks not stored in the shards read (index entry empty): the fill value.
     pub inner_empty: AtomicUsize,
+    /// Bytes the store answered the chunks' gets with.
+    pub bytes: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -177,6 +179,57 @@ fn forwards<'b>(compressors: &[Compressor], bytes: &'b [u8]) -> Result<Cow<'b, [
 /// `work` on one of the runtime's blocking threads: decompressing or compressing a chunk is
 /// work for a core, which would hold up the requests in flight if done where they are
 /// polled.
+/// What a chunk's fetch asks the store for: the chunk whole, or the bytes of these ranges
+/// of it, one after the other.
+pub enum Ask {
+    Whole,
+    Ranges(Vec<Range<usize>>),
+}
+
+/// [`Chain::read`] of chunks stored as they are, with the crate's reader: a chunk the
+/// subset covers whole is asked for whole, one it covers in part by the byte ranges of its
+/// part, which go straight into their place.
+async fn read_ranges<F, Fut>(
+    b: &Bytes,
+    data_type: &DataType,
+    grid: &ChunkGrid,
+    subset: &[Range<usize>],
+    in_flight: usize,
+    fetch: F,
+) -> Result<DynArray, Failure>
+where
+    F: Fn(Vec<usize>, Ask) -> Fut,
+    Fut: Future<Output = Result<Option<Vec<u8>>, String>>,
+{
+    // Every element is written by the reader: the fill value here is never read.
+    let mut array = b
+        .codec
+        .full_dyn(data_type, &lengths(subset), &b.fill_value)?;
+    let reader =
+        b.codec
+            .subset_reader_dyn(array.view_mut(), grid, &starts(subset), &b.fill_value)?;
+    {
+        let (r, fetch) = (&reader, &fetch);
+        let asked = stream::iter(r.parts()).map(|part| async move {
+            let ask = match part.whole {
+                true => Ask::Whole,
+                false => Ask::Ranges(r.byte_ranges(&part.index)?),
+            };
+            let whole = matches!(ask, Ask::Whole);
+            Ok::<_, Failure>((part.index.clone(), whole, fetch(part.index, ask).await?))
+        });
+        let mut arrived = asked.buffer_unordered(in_flight);
+        while let Some(chunk) = arrived.next().await {
+            match chunk? {
+                (index, false, Some(bytes)) => r.put_part(&index, &bytes)?,
+                (index, _, bytes) => r.put(&index, bytes.as_deref())?,
+            }
+        }
+    }
+    reader.finish()?;
+    Ok(array)
+}
+
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     match tokio::task::spawn_blocking(work).await {
         Ok(out) => out,
@@ -464,14 +517,17 @@ impl Chain {
     }
 
     /// The part `subset` (one range per axis) of the array of `data_type` and `grid`'s
-    /// shape, each chunk it touches decoded into its place: `fetch(index)` answers a
-    /// chunk's stored bytes, or `None` for a missing chunk, whose part then holds the fill
-    /// value, with up to `in_flight` fetches under way at once; `name(index)` names a chunk
-    /// in errors. No other chunk is asked for; the whole array is the subset of all of it.
+    /// shape, each chunk it touches decoded into its place: `fetch(index, ask)` answers a
+    /// chunk's stored bytes (those of the byte ranges `ask` names, one after the other), or
+    /// `None` for a missing chunk, whose part then holds the fill value, with up to
+    /// `in_flight` fetches under way at once; `name(index)` names a chunk in errors. No
+    /// other chunk is asked for; the whole array is the subset of all of it.
     ///
     /// Without sharding the library allocates the array and puts each chunk in as it
-    /// arrives; with it, the array starts as the fill value and each shard, as it arrives,
-    /// decodes its inner chunks into its part of it.
+    /// arrives; stored as they are (no bytes-to-bytes codec), the chunks a subset covers
+    /// in part are asked for by the byte ranges of their part alone. With sharding the
+    /// array starts as the fill value and each shard, as it arrives, decodes its inner
+    /// chunks into its part of it.
     // The chunks' source and names are two closures, beside the read's terms.
     #[allow(clippy::too_many_arguments)]
     pub async fn read<F, Fut, N>(
@@ -485,17 +541,26 @@ impl Chain {
         counts: &Counts,
     ) -> Result<DynArray, String>
     where
-        F: Fn(Vec<usize>) -> Fut,
+        F: Fn(Vec<usize>, Ask) -> Fut,
         Fut: Future<Output = Result<Option<Vec<u8>>, String>>,
         N: Fn(&[usize]) -> String,
     {
         let grid = self.stored_grid(grid)?;
         let shape = grid.chunk_shape();
         let name_at = |at: &[usize]| name(&permute(at, &self.inverse));
-        let (fetch, name) = (&fetch, &name);
-        let source = |at: Vec<usize>| async move { self.fetched(&at, shape, fetch, name).await };
+        let whole = |index: Vec<usize>| fetch(index, Ask::Whole);
+        let (whole, name) = (&whole, &name);
+        let source = |at: Vec<usize>| async move { self.fetched(&at, shape, whole, name).await };
         let subset = permute(subset, &self.order);
         let array = match &self.serializer {
+            Serializer::Bytes(b) if self.compressors.is_empty() => {
+                let at = |index: &[usize]| permute(index, &self.inverse);
+                read_ranges(b, data_type, &grid, &subset, in_flight, |i, ask| {
+                    fetch(at(&i), ask)
+                })
+                .await
+                .map_err(|e| e.message(name_at))?
+            }
             Serializer::Bytes(b) => b
                 .codec
                 .decode_subset_dyn_async(

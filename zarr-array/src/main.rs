@@ -215,6 +215,10 @@ fn report(
             );
         }
     }
+    say!(
+        "store      {} bytes read (chunks asked for whole, or by byte range when stored as they are)",
+        counts.bytes.load(Ordering::Relaxed)
+    );
     if inner_read + inner_empty > 0 {
         say!(
             "inner      {} inner chunks in the shards read: {inner_read} read, {inner_empty} empty",

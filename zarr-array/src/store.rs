@@ -4,8 +4,10 @@
 //! built with the `s3` feature, `s3://bucket/prefix` and `http(s)://` (read only). The
 //! rest of the example is the same on every store.
 
+use std::ops::Range;
 use std::path::{Component, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use object_store::path::Path;
@@ -17,8 +19,10 @@ pub struct Store {
     prefix: Path,
     /// The location as given, to name keys in messages.
     location: String,
-    /// Whether the store lists keys: a plain HTTP server does not.
+    /// Whether the store lists keys and serves ranges as asked: a plain HTTP server may not.
     lists: bool,
+    /// The bytes the store has answered gets with, for the summary.
+    read: AtomicU64,
 }
 
 impl Store {
@@ -61,7 +65,13 @@ impl Store {
             prefix,
             location: location.to_string(),
             lists: true,
+            read: AtomicU64::new(0),
         }
+    }
+
+    /// The bytes the store has answered gets with so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
     }
 
     /// The location as given.
@@ -88,7 +98,39 @@ impl Store {
             Err(e) => return Err(self.failed(key, &e)),
         };
         let bytes = found.bytes().await.map_err(|e| self.failed(key, &e))?;
+        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         Ok(Some(bytes.into()))
+    }
+
+    /// The bytes of `ranges` of what is stored under `key`, one after the other, or `None`
+    /// if nothing is: one request for ranges near each other (the store merges them). A
+    /// plain HTTP server that serves no ranges is asked for the whole object instead.
+    pub async fn get_ranges(
+        &self,
+        key: &str,
+        ranges: &[Range<usize>],
+    ) -> Result<Option<Vec<u8>>, String> {
+        let wide: Vec<Range<u64>> = ranges
+            .iter()
+            .map(|r| r.start as u64..r.end as u64)
+            .collect();
+        let parts = match self.objects.get_ranges(&self.path(key), &wide).await {
+            Ok(parts) => parts,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(_) if !self.lists => {
+                let Some(whole) = self.get(key).await? else {
+                    return Ok(None);
+                };
+                let cut: Option<Vec<&[u8]>> = ranges.iter().map(|r| whole.get(r.clone())).collect();
+                let short = || format!("{}: shorter than a chunk", self.name(key));
+                return Ok(Some(cut.ok_or_else(short)?.concat()));
+            }
+            Err(e) => return Err(self.failed(key, &e)),
+        };
+        let mut bytes = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        parts.iter().for_each(|p| bytes.extend_from_slice(p));
+        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(Some(bytes))
     }
 
     /// Store `bytes` under `key` whole: the local store writes a temporary file and renames
