@@ -7,8 +7,8 @@ What `encode_zarr_bytes_into` does for an array that is not in C order, numpy do
 can be read side by side. The byte order of the C-order side gives the encoding: native
 (little-endian on x86-64), or big-endian, which numpy swaps as it copies.
 
-    python3 -m venv /tmp/numpy-venv && /tmp/numpy-venv/bin/pip install numpy
-    /tmp/numpy-venv/bin/python benches/numpy_baseline.py [--runs N] [--size-mib M]
+    python3 -m venv .venv && .venv/bin/pip install numpy
+    .venv/bin/python benches/numpy_baseline.py [--runs N] [--size-mib M]
         [--types f64,u8] [--evict-mib M] [--planes N]
 
 Each row is the median of N runs (default 7), each timed after an untimed read of twice

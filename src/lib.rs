@@ -69,6 +69,128 @@
 //! # Ok::<(), zarr_bytes::Error>(())
 //! ```
 //!
+//! # Views and regions
+//!
+//! ```rust
+//! use ndarray::{array, Array2, ArrayView2, ArrayViewMut2, CowArray, Ix2};
+//! use zarr_bytes::{decode_region, prelude::*, region_byte_ranges};
+//!
+//! let chunk = Array2::from_shape_fn((4, 5), |(i, j)| (10 * i + j) as u8);
+//! let mut bytes = chunk.to_zarr_bytes(Endian::Little);
+//!
+//! // Borrow the bytes when they need no conversion; CowArray decodes when it must.
+//! let view = ArrayView2::<u8>::view_zarr_bytes(&bytes, (4, 5), Endian::Little).unwrap();
+//! assert_eq!(view.as_ptr(), bytes.as_ptr());
+//! assert!(CowArray::<u8, Ix2>::view_zarr_bytes(&bytes, (4, 5), Endian::Big).unwrap().is_view());
+//!
+//! ArrayViewMut2::<u8>::view_zarr_bytes_mut(&mut bytes, (4, 5), Endian::Little).unwrap()[[0, 0]] = 99;
+//! // Only the bytes of rows 1..3, columns 2..4: two ranges a store can serve.
+//! assert_eq!(region_byte_ranges::<u8>(&[4, 5], &[1..3, 2..4]).unwrap(), [7..9, 12..14]);
+//! let part = decode_region::<u8>(&bytes, &[4, 5], &[1..3, 2..4], Endian::Little).unwrap();
+//! assert_eq!(part, array![[12u8, 13], [22, 23]].into_dyn());
+//! ```
+//!
+//! # Arrays of many chunks
+//!
+//! ```rust
+//! use std::{collections::HashMap, sync::Mutex};
+//! use ndarray::{Array2, ShapeBuilder};
+//! use zarr_bytes::{prelude::*, Error};
+//!
+//! // 5 × 7 in Fortran order, in chunks of 2 × 3: the last row and column of chunks are edges.
+//! let mut a = Array2::from_elem((5, 7).f(), f32::NAN);
+//! a[[4, 6]] = 46.0;
+//! let grid = ChunkGrid::new(a.shape(), &[2, 3]).unwrap();
+//! let store = Mutex::new(HashMap::new());
+//! // A chunk of only the fill value, bit for bit, is left out (or erased), as Zarr writers do.
+//! let put = |index: &[usize], bytes: Option<&[u8]>| {
+//!     let mut store = store.lock().unwrap();
+//!     let _ = match bytes { Some(b) => store.insert(index.to_vec(), b.to_vec()), None => store.remove(index) };
+//!     Ok::<_, Error>(())
+//! };
+//! let get = |index: &[usize]| Ok::<_, Error>(store.lock().unwrap().get(index).cloned());
+//! // Each chunk straight from its region, edge chunks padded with the fill value.
+//! a.encode_zarr_chunks_sparse(&grid, f32::NAN, Endian::Little, put).unwrap();
+//! assert_eq!(store.lock().unwrap().len(), 1); // chunk [2, 2] alone
+//! // The whole array in one call, each element written once: missing chunks are the fill.
+//! let b = Array2::<f32>::from_zarr_chunks(&grid, f32::NAN, Endian::Little, get).unwrap();
+//! assert!(b[[4, 6]] == 46.0 && b[[0, 0]].is_nan());
+//!
+//! // Subsets of an array far larger than memory: only the chunks they touch move.
+//! store.lock().unwrap().clear();
+//! let huge = ChunkGrid::new(&[1 << 40, 1 << 40], &[1000, 1000]).unwrap();
+//! let tile = Array2::from_elem((20, 3), 9.0f32);
+//! // The chunks it covers in part are read (a copy: the store keeps its own until the new
+//! // one is whole), updated in place and handed back owned.
+//! let keep = |index: &[usize], bytes: Option<std::borrow::Cow<'_, [u8]>>| {
+//!     let mut store = store.lock().unwrap();
+//!     let _ = match bytes { Some(b) => store.insert(index.to_vec(), b.into_owned()), None => store.remove(index) };
+//!     Ok::<_, Error>(())
+//! };
+//! tile.encode_zarr_subset(&huge, &[990, 5], f32::NAN, Endian::Little, get, keep).unwrap();
+//! let part = Array2::<f32>::from_zarr_subset(&huge, &[985..995, 4..6], f32::NAN, Endian::Little, get);
+//! assert!(part.unwrap()[[5, 1]] == 9.0 && store.lock().unwrap().len() == 2);
+//! ```
+//!
+//! With `rayon` the chunks share the pool, the closures called from several threads.
+//! `BytesCodec`'s `_dyn` calls do the same for a `DynArray` or a view of one (no copy). Fill
+//! values compare by their bits, as in zarrs and tensorstore (zarr-python 3: any NaN).
+//!
+//! # Reading from an object store
+//!
+//! A request to S3, GCS or HTTP waits tens of milliseconds, so reads need many in flight. The
+//! crate plans and decodes; you fetch, with any client and runtime, and each chunk is decoded
+//! into its part of the result as it arrives (`put_part` takes a range read's bytes):
+//!
+//! ```rust
+//! use futures_util::{stream, StreamExt};
+//! use ndarray::Array2;
+//! use zarr_bytes::{ChunkGrid, Endian, Error, SubsetReader};
+//!
+//! // object_store: `store.get(&Path::from(key)).await?.bytes().await`.
+//! async fn get(key: String) -> Result<Option<Vec<u8>>, Error> { Ok(Some(vec![0; 4 * 256 * 256])) }
+//!
+//! let grid = ChunkGrid::new(&[1 << 20, 1 << 20], &[256, 256]).unwrap();
+//! let mut out = Array2::<f32>::zeros((1000, 700));
+//! let reader = SubsetReader::new(out.view_mut(), &grid, &[5000, 300], 0.0, Endian::Little).unwrap();
+//! let parts: Vec<_> = reader.parts().collect();
+//! let fetches = stream::iter(parts).map(|p| async move {
+//!     let key = format!("c/{}/{}", p.index[0], p.index[1]);
+//!     Ok::<_, Error>((p.index, get(key).await?))
+//! });
+//! let mut arrived = fetches.buffer_unordered(64); // 64 requests in flight
+//! futures_executor::block_on(async {
+//!     while let Some(chunk) = arrived.next().await {
+//!         let (index, bytes) = chunk?;
+//!         reader.put(&index, bytes.as_deref())?;
+//!     }
+//!     reader.finish()
+//! }).unwrap();
+//! ```
+//!
+//! With the feature `async` that loop is one call, on any executor:
+//! `Array2::<f32>::from_zarr_subset_async(&grid, &subset, fill, endian, 64, |index| get(key(index)))`;
+//! `encode_zarr_subset_async` writes, asking the store only for the chunks a subset covers in part.
+//!
+//! # Runtime types, from `zarr.json`
+//!
+//! ```rust
+//! use serde_json::json;
+//! use zarr_bytes::{BytesCodec, DataType, DynArray};
+//!
+//! let codec: BytesCodec = serde_json::from_value(json!({"name": "bytes", "configuration": {"endian": "big"}})).unwrap();
+//! let data_type: DataType = serde_json::from_value(json!("uint16")).unwrap();
+//! let chunk = codec.decode_dyn(&[0, 1, 0, 2, 0, 3], &data_type, &[3]).unwrap();
+//! assert_eq!(codec.encode_dyn(&chunk).unwrap(), [0, 1, 0, 2, 0, 3]);
+//!
+//! // A missing chunk reads as its fill value.
+//! let missing = DynArray::full(&data_type, &[3], &json!(7)).unwrap();
+//! assert_eq!(codec.encode_dyn(&missing).unwrap(), [0, 7, 0, 7, 0, 7]);
+//! // The transpose codec's reordering, viewed with no copy.
+//! let d = DynArray::from(ndarray::array![[1u16, 2], [3, 4]].into_dyn());
+//! assert_eq!(codec.encode_dyn(d.view().permuted_axes(&[1, 0]).unwrap()).unwrap(), [0, 1, 0, 3, 0, 2, 0, 4]);
+//! ```
+//!
 //! # Data types
 //!
 //! Every data type of fixed name, as the one table that defines them makes it, is listed
