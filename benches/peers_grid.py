@@ -87,6 +87,12 @@ ITEM = 4  # bytes of a float32
 TIME_LINE = re.compile(r"read ([0-9.]+) s, write ([0-9.]+) s")
 
 
+def shown(path):
+    """A path as the page prints it: relative to the checkout, not the machine's."""
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else os.path.basename(path)
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -634,7 +640,7 @@ def main():
         print()
         print("\n".join(table(rows, sizes)))
         print()
-        print(f"- command: `{shlex.join([sys.executable, *sys.argv])}`")
+        print(f"- command: `{shlex.join([shown(sys.executable), *sys.argv])}`")
         print(f"- versions: python {platform.python_version()}, {versions}")
         print(f"- CPU: {cpu_model()}, os.cpu_count() = {os.cpu_count()}; zarr async.concurrency = "
               f"{zarr.config.get('async.concurrency')}, threading.max_workers = "
@@ -654,6 +660,7 @@ def main():
         for name, path in examples.items():
             runs = []
             if set(case_names) - {"subset"}:
+                path = shown(path)
                 runs.append(f"`{path} SRC --write DST --endian little --time`")
             if "subset" in case_names:
                 runs += [f"`{path} SRC --subset {box.replace(' ', '')} --time`",
