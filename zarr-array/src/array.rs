@@ -24,15 +24,20 @@ pub async fn read(
     // Relaxed counting: the counts are read once every chunk is done.
     let fetch = |index: Vec<usize>, ask: Ask| async move {
         let key = meta.chunk_key(&index);
-        let bytes = match ask {
-            Ask::Whole => store.get(&key).await?,
-            Ask::Ranges(ranges) => store.get_ranges(&key, &ranges).await?,
+        // A shard read in part is counted once, when its index is asked for.
+        let (bytes, counted) = match ask {
+            Ask::Whole => (store.get(&key).await?, true),
+            Ask::Ranges(ranges) => (store.get_ranges(&key, &ranges).await?, true),
+            Ask::Tail(n) => (store.get_tail(&key, n).await?, true),
+            Ask::InShard(ranges) => (store.get_ranges(&key, &ranges).await?, false),
         };
         let count = match bytes {
             Some(_) => &counts.read,
             None => &counts.missing,
         };
-        count.fetch_add(1, Ordering::Relaxed);
+        if counted {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(bytes)
     };
     let name = |index: &[usize]| store.name(&meta.chunk_key(index));
@@ -252,7 +257,8 @@ mod tests {
     }
 
     /// The bytes asked of the store for boxes of a 64 × 64 `uint16` array in chunks of 8 × 8
-    /// (stored as they are, with a transpose, compressed): their values, and the bytes read.
+    /// (stored as they are, with a transpose, in shards of 16 × 16 with the index at either
+    /// end, compressed): their values, and the bytes read.
     #[tokio::test]
     async fn boxes_of_uncompressed_chunks_read_only_their_bytes() {
         let array = Array2::from_shape_fn((64, 64), |(i, j)| (64 * i + j + 1) as u16);
@@ -260,46 +266,61 @@ mod tests {
         let bytes = json!({"name": "bytes", "configuration": {"endian": "big"}});
         let transpose = json!({"name": "transpose", "configuration": {"order": [1, 0]}});
         let zstd = json!({"name": "zstd", "configuration": {"level": 1}});
-        for (codecs, ranges) in [
-            (json!([bytes]), true),
-            (json!([transpose, bytes]), true),
-            (json!([bytes, zstd]), false),
+        let sharded = |at: &str| {
+            json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [8, 8],
+                "codecs": [bytes],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                                 {"name": "crc32c"}],
+                "index_location": at,
+            }}])
+        };
+        // A shard's index (4 entries of 16 bytes and a checksum), then the inner chunks
+        // the box touches, whole (128 bytes each).
+        let shards = |inner: u64| 68 + 128 * inner;
+        // Inside one chunk; across four; one chunk whole and a column of the next.
+        let boxes = [[3..5, 10..13], [6..10, 6..10], [8..16, 0..9]];
+        for (codecs, chunk, asked) in [
+            (json!([bytes]), 8, Some([12, 32, 144])),
+            (json!([transpose, bytes]), 8, Some([12, 32, 144])),
+            (sharded("end"), 16, Some([shards(1), shards(4), shards(2)])),
+            (
+                sharded("start"),
+                16,
+                Some([shards(1), shards(4), shards(2)]),
+            ),
+            (json!([bytes, zstd]), 8, None),
         ] {
             let store = Store::new(Arc::new(InMemory::new()), Path::from("a.zarr"), "a.zarr");
+            let grid = json!({"name": "regular", "configuration": {"chunk_shape": [chunk, chunk]}});
             let meta = json!({
                 "zarr_format": 3, "node_type": "array", "shape": [64, 64], "data_type": "uint16",
-                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 8]}},
-                "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": codecs,
+                "chunk_grid": grid, "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+                "codecs": codecs,
             });
-            store
-                .put("zarr.json", meta.to_string().into())
-                .await
-                .unwrap();
+            let text = meta.to_string().into();
+            store.put("zarr.json", text).await.unwrap();
             let meta = Metadata::read(&store).await.unwrap();
-            write_into(&meta, &array, &store, &[0, 0], false, 4)
-                .await
-                .unwrap();
-            // Inside one chunk; across four; one chunk whole and a row of the next.
-            for (boxed, elements) in [
-                ([3..5, 10..13], 6),
-                ([6..10, 6..10], 16),
-                ([8..16, 0..9], 72),
-            ] {
+            let written = write_into(&meta, &array, &store, &[0, 0], false, 4).await;
+            written.unwrap();
+            for (k, boxed) in boxes.iter().enumerate() {
                 let before = store.bytes_read();
-                let part = read(&meta, &store, &boxed, 4, &Counts::default())
-                    .await
-                    .unwrap();
-                let want = array.slice_region(&boxed).unwrap();
-                assert_eq!(part, want, "{codecs} {boxed:?}");
-                let asked = store.bytes_read() - before;
-                if ranges {
-                    assert_eq!(asked, 2 * elements, "{codecs} {boxed:?}");
-                } else {
-                    assert!(
-                        asked > 0 && asked < 2 * 64 * 9,
-                        "{codecs} {boxed:?}: {asked}"
-                    );
+                let counts = Counts::default();
+                let part = read(&meta, &store, boxed, 4, &counts).await.unwrap();
+                assert_eq!(
+                    part,
+                    array.slice_region(boxed).unwrap(),
+                    "{codecs} {boxed:?}"
+                );
+                let read = store.bytes_read() - before;
+                match asked {
+                    Some(bytes) => assert_eq!(read, bytes[k], "{codecs} {boxed:?}"),
+                    // Compressed: the chunks the box touches, whole.
+                    None => assert!(read > 0 && read < 2 * 64 * 9, "{codecs} {boxed:?}: {read}"),
                 }
+                // A chunk or shard read in part counts once.
+                let chunks = [1, 4, 2][k].min(if chunk == 16 { 1 } else { 4 });
+                assert_eq!(counts.read.into_inner(), chunks, "{codecs} {boxed:?}");
             }
         }
     }

@@ -184,6 +184,21 @@ fn forwards<'b>(compressors: &[Compressor], bytes: &'b [u8]) -> Result<Cow<'b, [
 pub enum Ask {
     Whole,
     Ranges(Vec<Range<usize>>),
+    /// The last bytes, this many: a shard's index at its end.
+    Tail(usize),
+    /// Ranges of a shard whose index has been read: the same object asked again.
+    InShard(Vec<Range<usize>>),
+}
+
+/// A shard as read: whole, or its index and the byte ranges of the inner chunks a subset
+/// touches (`pieces`, one after the other).
+enum Shard<'b> {
+    Whole(Decoded<'b>),
+    Part {
+        index: Vec<u8>,
+        ranges: Vec<Range<usize>>,
+        pieces: Vec<u8>,
+    },
 }
 
 /// [`Chain::read`] of chunks stored as they are, with the crate's reader: a chunk the
@@ -245,15 +260,24 @@ fn decode_shard_at(
     origin: &[usize],
     grid: &ChunkGrid,
     at: &[usize],
-    shard: &[u8],
+    shard: &Shard<'_>,
     counts: &Counts,
 ) -> Result<(), String> {
     let region = grid.region(at).map_err(text)?;
     let part = meet(&region, &box_at(origin, view.shape()));
     let into = view.slice_region_mut(&shift(&part, origin)).map_err(text)?;
     let within = starts(&shift(&part, &starts(&region)));
-    let shape = grid.chunk_shape();
-    sharding.decode_shard(shard, into, shape, &lengths(&region), &within, counts)
+    let (shape, extent) = (grid.chunk_shape(), lengths(&region));
+    match shard {
+        Shard::Whole(shard) => sharding.decode_shard(shard, into, shape, &extent, &within, counts),
+        Shard::Part {
+            index,
+            ranges,
+            pieces,
+        } => {
+            sharding.decode_shard_part(index, ranges, pieces, into, shape, &extent, &within, counts)
+        }
+    }
 }
 
 /// The part of a view that goes into one shard.
@@ -527,7 +551,8 @@ impl Chain {
     /// arrives; stored as they are (no bytes-to-bytes codec), the chunks a subset covers
     /// in part are asked for by the byte ranges of their part alone. With sharding the
     /// array starts as the fill value and each shard, as it arrives, decodes its inner
-    /// chunks into its part of it.
+    /// chunks into its part of it; a shard the subset covers in part, stored as it is, is
+    /// asked for its index, then for the byte ranges of the inner chunks the subset touches.
     // The chunks' source and names are two closures, beside the read's terms.
     #[allow(clippy::too_many_arguments)]
     pub async fn read<F, Fut, N>(
@@ -581,12 +606,47 @@ impl Chain {
                     .map_err(text)?;
                 let mut view = array.view_mut();
                 let origin = starts(&subset);
-                let mut arrived = stream::iter(grid.chunks_in(&subset).map_err(text)?)
-                    .map(|at| async move { (source(at.clone()).await, at) })
+                let (grid, subset, fetch) = (&grid, &subset, &fetch);
+                // A shard the subset covers in part, stored as it is: its index, then the
+                // inner chunks the subset touches, by byte range.
+                let read = |at: Vec<usize>| async move {
+                    let region = grid.region(&at).map_err(text)?;
+                    let part = meet(&region, subset);
+                    if part == region || !self.compressors.is_empty() {
+                        let shard = self.fetched(&at, shape, whole, name).await?;
+                        return Ok::<_, Failure>(shard.map(Shard::Whole));
+                    }
+                    let index = permute(&at, &self.inverse);
+                    let index_len = s.index_len(shape)?;
+                    let ask = match s.index_at_start() {
+                        true => Ask::Ranges(std::iter::once(0..index_len).collect()),
+                        false => Ask::Tail(index_len),
+                    };
+                    let Some(stored) = fetch(index.clone(), ask).await? else {
+                        return Ok(None);
+                    };
+                    let within = starts(&shift(&part, &starts(&region)));
+                    let ranges = s.ranges_of(&stored, shape, &within, &lengths(&part));
+                    let ranges = ranges.map_err(|e| format!("{}: {e}", name(&index)))?;
+                    let pieces = match ranges.is_empty() {
+                        true => Vec::new(),
+                        false => fetch(index.clone(), Ask::InShard(ranges.clone()))
+                            .await?
+                            .ok_or_else(|| format!("{}: gone while read", name(&index)))?,
+                    };
+                    let index = stored;
+                    Ok(Some(Shard::Part {
+                        index,
+                        ranges,
+                        pieces,
+                    }))
+                };
+                let mut arrived = stream::iter(grid.chunks_in(subset).map_err(text)?)
+                    .map(|at| async move { (read(at.clone()).await, at) })
                     .buffer_unordered(in_flight);
                 while let Some((shard, at)) = arrived.next().await {
                     if let Some(shard) = shard.map_err(|e| e.message(name_at))? {
-                        decode_shard_at(s, &mut view, &origin, &grid, &at, &shard, counts)
+                        decode_shard_at(s, &mut view, &origin, grid, &at, &shard, counts)
                             .map_err(|e| format!("{}: {e}", name_at(&at)))?;
                     }
                 }
@@ -632,6 +692,7 @@ impl Chain {
                 let wanted = box_at(&origin, stored.shape());
                 for at in grid.chunks_in(&wanted).map_err(text)? {
                     if let Some(shard) = source(&at).map_err(|e| e.message(name_at))? {
+                        let shard = Shard::Whole(shard);
                         decode_shard_at(s, &mut stored, &origin, &grid, &at, &shard, counts)
                             .map_err(|e| format!("{}: {e}", name_at(&at)))?;
                     }

@@ -53,8 +53,10 @@
 //! (`:` is a whole axis, `10:` and `:20` have open ends), and prints its summary: the
 //! store is asked for the chunks the box touches and no other, and in a shard only the
 //! inner chunks it touches are decoded (a shard whose part in the array the box holds
-//! whole is read whole, its inner chunks past the array's edge checked too). A range that
-//! does not fit the array is an error naming the axis.
+//! whole is read whole, its inner chunks past the array's edge checked too). Without a
+//! bytes-to-bytes codec around them, a chunk the box covers in part is asked for by the
+//! byte ranges of its part (`get_ranges`), and a shard by its index, then the inner chunks
+//! the box touches. A range that does not fit the array is an error naming the axis.
 //!
 //! `--write-into DST --at 10,20` writes the array read (or its `--subset`) into the
 //! existing array `DST` at that origin, as zarr-python's `dst[10:10+n, 20:20+m] = src`

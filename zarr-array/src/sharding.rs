@@ -150,7 +150,7 @@ impl Sharding {
 
     /// The index of a shard of `shape`, from its decompressed bytes.
     fn places<'s>(&self, shard: &'s [u8], shape: &[usize]) -> Result<Places<'s>, String> {
-        let (per_shard, index_shape, index_len) = self.index_layout(shape)?;
+        let index_len = self.index_len(shape)?;
         let Some(body_len) = shard.len().checked_sub(index_len) else {
             return Err(format!(
                 "shard index: the shard has {} bytes, fewer than its {index_len}-byte index",
@@ -162,6 +162,18 @@ impl Sharding {
         } else {
             &shard[body_len..]
         };
+        self.places_of(index, shard, shape)
+    }
+
+    /// The places of a shard of `shape` whose index is `index` (its bytes as stored) and
+    /// whose bytes, from its start, are `shard` (all of them, or those the reader asked for).
+    fn places_of<'s>(
+        &self,
+        index: &[u8],
+        shard: &'s [u8],
+        shape: &[usize],
+    ) -> Result<Places<'s>, String> {
+        let (per_shard, index_shape, _) = self.index_layout(shape)?;
         let index = self
             .index_codecs
             .decode_index(index, &index_shape)
@@ -171,6 +183,69 @@ impl Sharding {
             entries: index.iter().copied().collect(),
             per_shard,
         })
+    }
+
+    /// The encoded length of the index of a shard of `shape`.
+    pub fn index_len(&self, shape: &[usize]) -> Result<usize, String> {
+        Ok(self.index_layout(shape)?.2)
+    }
+
+    /// Whether a shard's index is at its start (else at its end).
+    pub fn index_at_start(&self) -> bool {
+        self.index_at_start
+    }
+
+    /// The byte ranges, from the shard's start, of the stored inner chunks that the part
+    /// at `origin` of shape `part` (in the shard's coordinates) touches, the shard being of
+    /// `shape` and `index` its index: what a reader of that part alone asks for.
+    pub fn ranges_of(
+        &self,
+        index: &[u8],
+        shape: &[usize],
+        origin: &[usize],
+        part: &[usize],
+    ) -> Result<Vec<std::ops::Range<usize>>, String> {
+        let places = self.places_of(index, &[], shape)?;
+        let inner = ChunkGrid::new(shape, &self.chunk_shape).map_err(text)?;
+        let wanted: Vec<_> = origin.iter().zip(part).map(|(&o, &n)| o..o + n).collect();
+        let most = self.max_encoded_len(shape);
+        let mut ranges = Vec::new();
+        for at in inner.chunks_in(&wanted).map_err(text)? {
+            if let Some(range) = places.range(&at, most)? {
+                ranges.push(range);
+            }
+        }
+        Ok(ranges)
+    }
+
+    /// [`decode_shard`](Self::decode_shard) of a shard read in part: `index` its index,
+    /// `ranges` of it (from [`ranges_of`](Self::ranges_of)) read as `pieces`, one after the
+    /// other. Only the inner chunks of the part are looked up.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_shard_part(
+        &self,
+        index: &[u8],
+        ranges: &[std::ops::Range<usize>],
+        pieces: &[u8],
+        view: DynArrayViewMut<'_>,
+        shape: &[usize],
+        extent: &[usize],
+        origin: &[usize],
+        counts: &Counts,
+    ) -> Result<(), String> {
+        // The shard's bytes at their places, zeros between: nothing else is read.
+        let end = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+        let mut shard = vec![0u8; end];
+        let mut at = 0;
+        for r in ranges {
+            let piece = pieces
+                .get(at..at + r.len())
+                .ok_or("the store answered short")?;
+            shard[r.clone()].copy_from_slice(piece);
+            at += r.len();
+        }
+        let places = self.places_of(index, &shard, shape)?;
+        self.decode_places(&places, view, extent, origin, counts)
     }
 
     /// Decode a shard of `shape` from its decompressed bytes into `view`: the part of the
@@ -188,6 +263,18 @@ impl Sharding {
         counts: &Counts,
     ) -> Result<(), String> {
         let places = self.places(shard, shape)?;
+        self.decode_places(&places, view, extent, origin, counts)
+    }
+
+    /// [`decode_shard`](Self::decode_shard) from the shard's places.
+    fn decode_places(
+        &self,
+        places: &Places<'_>,
+        view: DynArrayViewMut<'_>,
+        extent: &[usize],
+        origin: &[usize],
+        counts: &Counts,
+    ) -> Result<(), String> {
         // An inner chunk's bytes by its index in the shard: `None` for an empty entry.
         let fetch = |at: &[usize]| -> Result<Option<Decoded<'_>>, String> {
             let bytes = places.bytes(at)?;
@@ -320,6 +407,13 @@ struct Places<'s> {
 impl<'s> Places<'s> {
     /// The stored bytes of the inner chunk at `at` in the shard: `None` for an empty entry.
     fn bytes(&self, at: &[usize]) -> Result<Option<&'s [u8]>, String> {
+        let range = self.range(at, self.shard.len())?;
+        Ok(range.map(|r| &self.shard[r]))
+    }
+
+    /// Where the inner chunk at `at` is in the shard, which has `len` bytes (or at most
+    /// that many): `None` for an empty entry.
+    fn range(&self, at: &[usize], len: usize) -> Result<Option<std::ops::Range<usize>>, String> {
         let entry = 2 * flat(at, &self.per_shard);
         let (offset, length) = (self.entries[entry], self.entries[entry + 1]);
         if (offset, length) == (EMPTY, EMPTY) {
@@ -329,15 +423,14 @@ impl<'s> Places<'s> {
             .ok()
             .zip(usize::try_from(length).ok())
             .and_then(|(start, n)| Some(start..start.checked_add(n)?))
-            .filter(|r| r.end <= self.shard.len())
+            .filter(|r| r.end <= len)
             .ok_or_else(|| {
                 format!(
-                    "{}: offset {offset} and length {length} reach past the shard's {} bytes",
+                    "{}: offset {offset} and length {length} reach past the shard's {len} bytes",
                     inner_name(at),
-                    self.shard.len()
                 )
             })?;
-        Ok(Some(&self.shard[range]))
+        Ok(Some(range))
     }
 }
 

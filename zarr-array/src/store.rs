@@ -133,6 +133,33 @@ impl Store {
         Ok(Some(bytes))
     }
 
+    /// The last `n` bytes of what is stored under `key` (all of it if it is shorter), or
+    /// `None` if nothing is. A plain HTTP server that serves no ranges is asked for the
+    /// whole object instead.
+    pub async fn get_tail(&self, key: &str, n: usize) -> Result<Option<Vec<u8>>, String> {
+        let options = object_store::GetOptions {
+            range: Some(object_store::GetRange::Suffix(n as u64)),
+            ..Default::default()
+        };
+        let asked = match self.objects.get_opts(&self.path(key), options).await {
+            Ok(found) => found.bytes().await,
+            Err(e) => Err(e),
+        };
+        let bytes = match asked {
+            Ok(bytes) => bytes.to_vec(),
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(_) if !self.lists => {
+                let Some(whole) = self.get(key).await? else {
+                    return Ok(None);
+                };
+                return Ok(Some(whole[whole.len().saturating_sub(n)..].to_vec()));
+            }
+            Err(e) => return Err(self.failed(key, &e)),
+        };
+        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(Some(bytes))
+    }
+
     /// Store `bytes` under `key` whole: the local store writes a temporary file and renames
     /// it, so a failure leaves no part of a chunk behind.
     pub async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), String> {
