@@ -176,9 +176,6 @@ fn forwards<'b>(compressors: &[Compressor], bytes: &'b [u8]) -> Result<Cow<'b, [
         .try_fold(Cow::Borrowed(bytes), |bytes, c| c.encode(bytes))
 }
 
-/// `work` on one of the runtime's blocking threads: decompressing or compressing a chunk is
-/// work for a core, which would hold up the requests in flight if done where they are
-/// polled.
 /// What a chunk's fetch asks the store for: the chunk whole, or the bytes of these ranges
 /// of it, one after the other.
 pub enum Ask {
@@ -230,7 +227,7 @@ where
                 true => Ask::Whole,
                 false => Ask::Ranges(r.byte_ranges(&part.index)?),
             };
-            let whole = matches!(ask, Ask::Whole);
+            let whole = part.whole;
             Ok::<_, Failure>((part.index.clone(), whole, fetch(part.index, ask).await?))
         });
         let mut arrived = asked.buffer_unordered(in_flight);
@@ -245,6 +242,9 @@ where
     Ok(array)
 }
 
+/// `work` on one of the runtime's blocking threads: decompressing or compressing a chunk is
+/// work for a core, which would hold up the requests in flight if done where they are
+/// polled.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     match tokio::task::spawn_blocking(work).await {
         Ok(out) => out,

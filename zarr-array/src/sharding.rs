@@ -180,6 +180,7 @@ impl Sharding {
             .map_err(|e| format!("shard index: {e}"))?;
         Ok(Places {
             shard,
+            read: None,
             entries: index.iter().copied().collect(),
             per_shard,
         })
@@ -233,18 +234,8 @@ impl Sharding {
         origin: &[usize],
         counts: &Counts,
     ) -> Result<(), String> {
-        // The shard's bytes at their places, zeros between: nothing else is read.
-        let end = ranges.iter().map(|r| r.end).max().unwrap_or(0);
-        let mut shard = vec![0u8; end];
-        let mut at = 0;
-        for r in ranges {
-            let piece = pieces
-                .get(at..at + r.len())
-                .ok_or("the store answered short")?;
-            shard[r.clone()].copy_from_slice(piece);
-            at += r.len();
-        }
-        let places = self.places_of(index, &shard, shape)?;
+        let mut places = self.places_of(index, &[], shape)?;
+        places.read = Some((ranges, pieces));
         self.decode_places(&places, view, extent, origin, counts)
     }
 
@@ -398,6 +389,9 @@ impl Sharding {
 /// A shard's index, decoded: where each inner chunk's bytes are in the shard.
 struct Places<'s> {
     shard: &'s [u8],
+    /// For a shard read in part: the ranges of it read, and their bytes one after the
+    /// other, where the inner chunks are looked up instead of in `shard`.
+    read: Option<(&'s [std::ops::Range<usize>], &'s [u8])>,
     /// (offset, length) pairs, one per inner chunk in C order.
     entries: Vec<u64>,
     /// Inner chunks along each axis of the shard.
@@ -407,8 +401,18 @@ struct Places<'s> {
 impl<'s> Places<'s> {
     /// The stored bytes of the inner chunk at `at` in the shard: `None` for an empty entry.
     fn bytes(&self, at: &[usize]) -> Result<Option<&'s [u8]>, String> {
-        let range = self.range(at, self.shard.len())?;
-        Ok(range.map(|r| &self.shard[r]))
+        let Some((ranges, pieces)) = self.read else {
+            let range = self.range(at, self.shard.len())?;
+            return Ok(range.map(|r| &self.shard[r]));
+        };
+        let Some(range) = self.range(at, usize::MAX)? else {
+            return Ok(None);
+        };
+        let k = ranges.iter().position(|r| *r == range);
+        let k = k.ok_or_else(|| format!("{}: not among the ranges read", inner_name(at)))?;
+        let start: usize = ranges[..k].iter().map(|r| r.len()).sum();
+        let piece = pieces.get(start..start + range.len());
+        Ok(Some(piece.ok_or("the store answered short")?))
     }
 
     /// Where the inner chunk at `at` is in the shard, which has `len` bytes (or at most
