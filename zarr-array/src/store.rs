@@ -114,23 +114,13 @@ impl Store {
             .iter()
             .map(|r| r.start as u64..r.end as u64)
             .collect();
-        let parts = match self.objects.get_ranges(&self.path(key), &wide).await {
-            Ok(parts) => parts,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(_) if !self.lists => {
-                let Some(whole) = self.get(key).await? else {
-                    return Ok(None);
-                };
-                let cut: Option<Vec<&[u8]>> = ranges.iter().map(|r| whole.get(r.clone())).collect();
-                let short = || format!("{}: shorter than a chunk", self.name(key));
-                return Ok(Some(cut.ok_or_else(short)?.concat()));
-            }
-            Err(e) => return Err(self.failed(key, &e)),
+        let asked = self.objects.get_ranges(&self.path(key), &wide).await;
+        let asked = asked.map(|parts| parts.concat());
+        let cut = |whole: &[u8]| -> Option<Vec<u8>> {
+            let parts: Option<Vec<&[u8]>> = ranges.iter().map(|r| whole.get(r.clone())).collect();
+            parts.map(|p| p.concat())
         };
-        let mut bytes = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
-        parts.iter().for_each(|p| bytes.extend_from_slice(p));
-        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        Ok(Some(bytes))
+        self.answered(key, asked, cut).await
     }
 
     /// The last `n` bytes of what is stored under `key` (all of it if it is shorter), or
@@ -142,17 +132,30 @@ impl Store {
             ..Default::default()
         };
         let asked = match self.objects.get_opts(&self.path(key), options).await {
-            Ok(found) => found.bytes().await,
+            Ok(found) => found.bytes().await.map(|b| b.to_vec()),
             Err(e) => Err(e),
         };
+        let cut = |whole: &[u8]| Some(whole[whole.len().saturating_sub(n)..].to_vec());
+        self.answered(key, asked, cut).await
+    }
+
+    /// What a ranged get of `key` answered, counted; where a plain HTTP server serves no
+    /// ranges, the whole object, `cut` here (`None`: shorter than the ranges asked).
+    async fn answered(
+        &self,
+        key: &str,
+        asked: object_store::Result<Vec<u8>>,
+        cut: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>, String> {
         let bytes = match asked {
-            Ok(bytes) => bytes.to_vec(),
+            Ok(bytes) => bytes,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(_) if !self.lists => {
                 let Some(whole) = self.get(key).await? else {
                     return Ok(None);
                 };
-                return Ok(Some(whole[whole.len().saturating_sub(n)..].to_vec()));
+                let short = || format!("{}: shorter than a chunk", self.name(key));
+                return cut(&whole).ok_or_else(short).map(Some);
             }
             Err(e) => return Err(self.failed(key, &e)),
         };
