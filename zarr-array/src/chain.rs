@@ -263,10 +263,8 @@ fn decode_shard_at(
     shard: &Shard<'_>,
     counts: &Counts,
 ) -> Result<(), String> {
-    let region = grid.region(at).map_err(text)?;
-    let part = meet(&region, &box_at(origin, view.shape()));
+    let (region, part, within) = shard_part(grid, at, &box_at(origin, view.shape()))?;
     let into = view.slice_region_mut(&shift(&part, origin)).map_err(text)?;
-    let within = starts(&shift(&part, &starts(&region)));
     let (shape, extent) = (grid.chunk_shape(), lengths(&region));
     match shard {
         Shard::Whole(shard) => sharding.decode_shard(shard, into, shape, &extent, &within, counts),
@@ -278,6 +276,22 @@ fn decode_shard_at(
             sharding.decode_shard_part(index, ranges, pieces, into, shape, &extent, &within, counts)
         }
     }
+}
+
+/// A shard's region of the array, the part of it in a box, and where that part starts in
+/// the shard.
+type ShardPlace = (Vec<Range<usize>>, Vec<Range<usize>>, Vec<usize>);
+
+/// Where the shard at `at` of `grid` meets the box `wanted`.
+fn shard_part(
+    grid: &ChunkGrid,
+    at: &[usize],
+    wanted: &[Range<usize>],
+) -> Result<ShardPlace, String> {
+    let region = grid.region(at).map_err(text)?;
+    let part = meet(&region, wanted);
+    let within = starts(&shift(&part, &starts(&region)));
+    Ok((region, part, within))
 }
 
 /// The part of a view that goes into one shard.
@@ -610,8 +624,7 @@ impl Chain {
                 // A shard the subset covers in part, stored as it is: its index, then the
                 // inner chunks the subset touches, by byte range.
                 let read = |at: Vec<usize>| async move {
-                    let region = grid.region(&at).map_err(text)?;
-                    let part = meet(&region, subset);
+                    let (region, part, within) = shard_part(grid, &at, subset)?;
                     if part == region || !self.compressors.is_empty() {
                         let shard = self.fetched(&at, shape, whole, name).await?;
                         return Ok::<_, Failure>(shard.map(Shard::Whole));
@@ -625,7 +638,6 @@ impl Chain {
                     let Some(stored) = fetch(index.clone(), ask).await? else {
                         return Ok(None);
                     };
-                    let within = starts(&shift(&part, &starts(&region)));
                     let ranges = s.ranges_of(&stored, shape, &within, &lengths(&part));
                     let ranges = ranges.map_err(|e| format!("{}: {e}", name(&index)))?;
                     let pieces = match ranges.is_empty() {
