@@ -2,7 +2,8 @@
 # Every table and the chart of benches/README.md, the users' page, from one run on this
 # machine: the whole arrays and the grid rows against the naive code, zarrs and memcpy (the
 # peers project), numpy (numpy_baseline.py --json), the 1 GiB array end to end against
-# zarr-python and tensorstore (peers_grid.py), and the build time and binary size (the size
+# zarr-python and tensorstore (peers_grid.py) and a box of it on a local S3 server
+# (peers_s3.py, moto's), and the build time and binary size (the size
 # project, built from a clean target). Writes the run's files to target/users, then the
 # page's tables and benches/chart.svg (users_page.py). Each step prints its time.
 #
@@ -11,7 +12,7 @@
 #     RUNS=3 E2E_RUNS=1 benches/users.sh
 #
 # RUNS: timed runs per row of the peers and numpy (median; default 5); E2E_RUNS: runs per
-# row of the end-to-end table (default 3).
+# row of the end-to-end and S3 tables (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
@@ -49,13 +50,13 @@ done
 venv() {
     [ -x .venv/bin/python ] || "$python" -m venv .venv
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
-        "zarr>=3.1,<4" numpy tensorstore matplotlib
+        "zarr>=3.1,<4" numpy tensorstore matplotlib "moto[server]" obstore
 }
 step "python venv" venv
 
 build() {
     cargo build --release --quiet --manifest-path benches/peers/Cargo.toml
-    cargo build --release --quiet -p zarr-array
+    cargo build --release --quiet -p zarr-array --features s3
     cargo build --release --quiet -p zarr-array --features rayon --target-dir target/rayon
 }
 step "builds" build
@@ -65,6 +66,8 @@ step "numpy" sh -c ".venv/bin/python benches/numpy_baseline.py --json --runs $ru
 step "end to end" sh -c ".venv/bin/python benches/peers_grid.py --runs $e2e_runs \
     --example zarr-bytes=target/release/zarr-array \
     --example 'zarr-bytes, pool'=target/rayon/release/zarr-array > $out/end_to_end.md"
+step "s3" sh -c ".venv/bin/python benches/peers_s3.py --runs $e2e_runs \
+    --example zarr-bytes=target/release/zarr-array > $out/s3.md"
 
 # The library built as a user's project builds it, from a clean target: cargo's own timing
 # of each crate, and the two binaries' sizes.

@@ -166,6 +166,7 @@ def main():
     end_to_end = (run / "end_to_end.md").read_text().strip().splitlines()
     end_to_end = [line for line in end_to_end if ": compressed size on disk" not in line]
     page = replace(page, "end-to-end", end_to_end)
+    page = replace(page, "s3", (run / "s3.md").read_text().strip().splitlines())
     page = replace(page, "build", build_table(build))
     PAGE.write_text(page)
     chart(rows)
