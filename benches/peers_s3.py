@@ -54,13 +54,10 @@ import tensorstore as ts
 import zarr
 import zarr.storage
 
-from peers_grid import ITEM, MIB, RunError, cpu_model, example_run, field, mib, shapes, shown
+from peers_grid import (ITEM, Row, RunError, cell, cpu_model, example_run, field, log, measure, mib, shapes,
+                        shown)
 
 BUCKET = "bench"
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -173,17 +170,6 @@ def ceiling_write(prefix, keys, in_flight):
     return time.perf_counter() - t0
 
 
-class Row:
-    def __init__(self, name):
-        self.name = name
-        self.reads, self.writes, self.cpu_read, self.cpu_write = [], [], [], []
-        self.error = None
-
-
-def cell(times):
-    return f"{min(times):.3f} / {statistics.median(times):.3f}"
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-mib", type=int, default=1024, help="array size (default 1024)")
@@ -279,32 +265,31 @@ def main():
         runners = {"zarr-python": zarr_row, "tensorstore": ts_row}
         runners.update((name, example_row(p)) for name, p in examples.items())
         runners["GETs"] = ceiling_row
-        rows = [Row(name) for name in runners]
-        for r in range(args.runs):
-            for row in rows:
-                if row.error:
-                    continue
-                log(f"run {r + 1}/{args.runs}: {row.name}")
-                dst = "dst-" + "".join(ch if ch.isalnum() else "-" for ch in row.name) + ".zarr"
-                try:
-                    copy_array("src.zarr", dst, n)
-                    cpu0 = cpu_seconds(server.pid)
-                    read_s, write = runners[row.name](dst)
-                    cpu1 = cpu_seconds(server.pid)
-                    write_s = write()
-                    cpu2 = cpu_seconds(server.pid)
-                    if args.check and row.name != "GETs":
-                        checked("write", zarr.open_array(zarr_store(dst), mode="r")[...], expected)
-                except Exception as e:  # one row's failure leaves the others' figures
-                    row.error = str(e) if isinstance(e, RunError) else f"{type(e).__name__}: {e}"
-                    log(f"  error: {row.error}")
-                    continue
-                row.reads.append(read_s)
-                row.writes.append(write_s)
+
+        def timed(runner):
+            """A round of `measure`: a fresh copy, the read, the write, the server's CPU time."""
+            def round_(row):
+                copy_array("src.zarr", row.dst, n)
+                cpu0 = cpu_seconds(server.pid)
+                read_s, write = runner(row.dst)
+                cpu1 = cpu_seconds(server.pid)
+                write_s = write()
+                cpu2 = cpu_seconds(server.pid)
+                if args.check and row.name != "GETs":
+                    checked("write", zarr.open_array(zarr_store(row.dst), mode="r")[...], expected)
                 row.cpu_read.append(cpu1 - cpu0)
                 row.cpu_write.append(cpu2 - cpu1)
-                log(f"  read {read_s:.3f} s ({cpu1 - cpu0:.2f} s server CPU), "
-                    f"write {write_s:.3f} s ({cpu2 - cpu1:.2f} s)")
+                log(f"  server CPU {cpu1 - cpu0:.2f} s reading, {cpu2 - cpu1:.2f} s writing")
+                return read_s, write_s
+            return round_
+
+        rows = []
+        for name in runners:
+            row = Row("s3", name, os.path.join(work, "none"))  # every output is in the bucket
+            row.dst = "dst-" + "".join(ch if ch.isalnum() else "-" for ch in name) + ".zarr"
+            row.cpu_read, row.cpu_write = [], []
+            rows.append(row)
+        measure(rows, {name: timed(runner) for name, runner in runners.items()}, args.runs)
 
         versions = ", ".join(f"{name} {importlib.metadata.version(name)}"
                              for name in ("zarr", "numpy", "tensorstore", "obstore", "moto"))
