@@ -133,13 +133,15 @@ def copy_array(src, dst, in_flight):
 # --- the rows ---------------------------------------------------------------------------------
 
 
-def chunk_keys(sel, chunks):
-    """The keys of the chunks the box touches, each with whether the box covers it whole."""
+def chunk_keys(sel, shape, chunks):
+    """The keys of the chunks the box touches, each with whether the box covers the chunk's
+    region of the array whole."""
     spans = [range(s.start // c, (s.stop - 1) // c + 1) for s, c in zip(sel, chunks)]
     out = []
     for index in np.ndindex(*map(len, spans)):
         k = [span[i] for span, i in zip(spans, index)]
-        whole = all(s.start <= j * c and (j + 1) * c <= s.stop for s, j, c in zip(sel, k, chunks))
+        whole = all(s.start <= j * c and min((j + 1) * c, n) <= s.stop
+                    for s, j, c, n in zip(sel, k, chunks, shape))
         out.append(("c/" + "/".join(map(str, k)), whole))
     return out
 
@@ -213,7 +215,7 @@ def main():
         zarr.create_array(x_src, shape=x.shape, chunks=chunks, dtype="float32")[...] = x
         expected = data.copy()
         expected[sel] = x
-        keys = chunk_keys(sel, chunks)
+        keys = chunk_keys(sel, shape, chunks)
         stored = sum(o["size"] for batch in obstore.list(s3_store("src.zarr")) for o in batch)
         box = ",".join(f"{s.start}:{s.stop}" for s in sel)
         at = ",".join(str(s.start) for s in sel)
