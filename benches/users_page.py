@@ -151,6 +151,17 @@ def chart(rows):
     fig.savefig(CHART, metadata={"Date": None})
 
 
+# Lines of the end-to-end reports that are the scripts' own checks (compressed sizes, the
+# page cache emptied) or say what the scripts' docs say (each example's commands): kept
+# in the run's files, left off the page.
+LEFT_OFF = (": compressed size on disk", ", page cache: ", "- zarr-bytes: `", "- zarr-bytes, pool: `")
+
+
+def brief(report):
+    return [line for line in report.read_text().strip().splitlines()
+            if not any(part in line for part in LEFT_OFF)]
+
+
 def main():
     run = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target" / "users"
     rows = lines(run / "peers.jsonl") + lines(run / "numpy.jsonl")
@@ -162,11 +173,8 @@ def main():
     page = replace(page, "machine", machine(rows, build))
     page = replace(page, "whole", whole_table(rows))
     page = replace(page, "grid", grid_table(rows))
-    # The compressed sizes peers_grid.py reports are its own check that the writers agree.
-    end_to_end = (run / "end_to_end.md").read_text().strip().splitlines()
-    end_to_end = [line for line in end_to_end if ": compressed size on disk" not in line]
-    page = replace(page, "end-to-end", end_to_end)
-    page = replace(page, "s3", (run / "s3.md").read_text().strip().splitlines())
+    page = replace(page, "end-to-end", brief(run / "end_to_end.md"))
+    page = replace(page, "s3", brief(run / "s3.md"))
     page = replace(page, "build", build_table(build))
     PAGE.write_text(page)
     chart(rows)
