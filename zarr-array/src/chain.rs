@@ -266,16 +266,15 @@ fn decode_shard_at(
     let (region, part, within) = shard_part(grid, at, &box_at(origin, view.shape()))?;
     let into = view.slice_region_mut(&shift(&part, origin)).map_err(text)?;
     let (shape, extent) = (grid.chunk_shape(), lengths(&region));
-    match shard {
-        Shard::Whole(shard) => sharding.decode_shard(shard, into, shape, &extent, &within, counts),
+    let (bytes, read) = match shard {
+        Shard::Whole(shard) => (&shard[..], None),
         Shard::Part {
             index,
             ranges,
             pieces,
-        } => {
-            sharding.decode_shard_part(index, ranges, pieces, into, shape, &extent, &within, counts)
-        }
-    }
+        } => (&index[..], Some((&ranges[..], &pieces[..]))),
+    };
+    sharding.decode_shard(bytes, read, into, shape, &extent, &within, counts)
 }
 
 /// A shard's region of the array, the part of it in a box, and where that part starts in
@@ -646,9 +645,8 @@ impl Chain {
                             .await?
                             .ok_or_else(|| format!("{}: gone while read", name(&index)))?,
                     };
-                    let index = stored;
                     Ok(Some(Shard::Part {
-                        index,
+                        index: stored,
                         ranges,
                         pieces,
                     }))

@@ -219,45 +219,33 @@ impl Sharding {
         Ok(ranges)
     }
 
-    /// [`decode_shard`](Self::decode_shard) of a shard read in part: `index` its index,
-    /// `ranges` of it (from [`ranges_of`](Self::ranges_of)) read as `pieces`, one after the
-    /// other. Only the inner chunks of the part are looked up.
+    /// Decode a shard of `shape` into `view`: the part of the shard at `origin` (in the
+    /// shard's coordinates), whose part in the array has shape `extent` (cut at the array's
+    /// edge). `shard` is its decompressed bytes; or, read in part (`read`: the byte ranges of
+    /// it from [`ranges_of`](Self::ranges_of), read as their bytes one after the other), its
+    /// index alone. The view holds the fill value. The inner chunks the part touches, and no
+    /// other, go through the inner chain's grid call, on several threads with the crate's
+    /// `rayon` feature; an empty one is left as the fill value.
     #[allow(clippy::too_many_arguments)]
-    pub fn decode_shard_part(
-        &self,
-        index: &[u8],
-        ranges: &[std::ops::Range<usize>],
-        pieces: &[u8],
-        view: DynArrayViewMut<'_>,
-        shape: &[usize],
-        extent: &[usize],
-        origin: &[usize],
-        counts: &Counts,
-    ) -> Result<(), String> {
-        let mut places = self.places_of(index, &[], shape)?;
-        places.read = Some((ranges, pieces));
-        self.decode_places(&places, view, extent, origin, counts)
-    }
-
-    /// Decode a shard of `shape` from its decompressed bytes into `view`: the part of the
-    /// shard at `origin` (in the shard's coordinates), whose part in the array has shape
-    /// `extent` (cut at the array's edge). The view holds the fill value. The inner chunks
-    /// the part touches, and no other, go through the inner chain's grid call, on several
-    /// threads with the crate's `rayon` feature; an empty one is left as the fill value.
     pub fn decode_shard(
         &self,
         shard: &[u8],
+        read: Option<(&[std::ops::Range<usize>], &[u8])>,
         view: DynArrayViewMut<'_>,
         shape: &[usize],
         extent: &[usize],
         origin: &[usize],
         counts: &Counts,
     ) -> Result<(), String> {
-        let places = self.places(shard, shape)?;
+        let mut places = match read {
+            None => self.places(shard, shape)?,
+            Some(_) => self.places_of(shard, &[], shape)?,
+        };
+        places.read = read;
         self.decode_places(&places, view, extent, origin, counts)
     }
 
-    /// [`decode_shard`](Self::decode_shard) from the shard's places.
+    /// [`decode_shard`](Self::decode_shard) from the shard's index.
     fn decode_places(
         &self,
         places: &Places<'_>,
