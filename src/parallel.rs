@@ -77,15 +77,17 @@ pub(crate) fn read<T: Moves>(bytes: &[u8], dst: &mut [T], read: impl Fn(&[u8], &
     read(bytes, dst)
 }
 
-/// `a()` and `b()`, on two threads of the pool when it has them; else `a()`, then `b()`.
-pub(crate) fn join<RA: Send, RB: Send>(
-    a: impl FnOnce() -> RA + Send,
-    b: impl FnOnce() -> RB + Send,
-) -> (RA, RB) {
+/// `a()` and `b()`, each called once: on two threads of the pool when it has them; else
+/// `a()`, then `b()`. Behind `dyn`, so that rayon's join is made once, not once for each
+/// caller's closures and element type.
+pub(crate) fn join(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
     #[cfg(feature = "rayon")]
-    return rayon::join(a, b);
+    rayon::join(a, b);
     #[cfg(not(feature = "rayon"))]
-    (a(), b())
+    {
+        a();
+        b();
+    }
 }
 
 /// `f()`, its conversions kept on the calling thread: the chunks of a grid share the pool
@@ -129,7 +131,7 @@ mod pool {
         }
         match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
             Some((strided, memory)) if windows_keep_tiles::<A>(&strided) => {
-                windows::<A>(strided, out, |w, part| window(memory, w, part))
+                windows::<A>(strided, out, &|w, part| window(memory, w, part))
             }
             // Windows that would cut the tiles: on one thread.
             Some(_) => whole(view, out),
@@ -137,7 +139,7 @@ mod pool {
             // the traversal moves it in tiles of its lanes.
             None => match parts(view, A::BYTES, per_task::<A>(out.len() / A::BYTES)) {
                 Ok((parts, per)) => {
-                    each(parts, out.par_chunks_mut(per * A::BYTES), |part, piece| {
+                    each(parts, out.chunks_mut(per * A::BYTES), &|part, piece| {
                         whole(part, piece);
                         true
                     });
@@ -159,11 +161,9 @@ mod pool {
             let pieces = slice
                 .chunks_mut(per)
                 .map(|d| ArrayViewMut::from(d).into_dyn());
-            each(
-                pieces.collect(),
-                bytes.par_chunks(per * A::BYTES),
-                |d, s| whole(d, s).is_ok(),
-            )
+            each(pieces.collect(), bytes.chunks(per * A::BYTES), &|d, s| {
+                whole(d, s).is_ok()
+            })
         } else if view.as_slice_memory_order_mut().is_some() {
             halves(view, part)
         } else {
@@ -171,7 +171,7 @@ mod pool {
             // the traversal moves it in tiles of its lanes.
             let least = per_task::<A>(view.len());
             match parts(view, A::BYTES, least) {
-                Ok((parts, per)) => each(parts, bytes.par_chunks(per * A::BYTES), |part, piece| {
+                Ok((parts, per)) => each(parts, bytes.chunks(per * A::BYTES), &|part, piece| {
                     whole(part, piece).is_ok()
                 }),
                 Err(view) => return whole(view, bytes),
@@ -184,10 +184,18 @@ mod pool {
         Ok(())
     }
 
-    /// [`super::check`] on the pool, in equal parts.
+    /// [`super::check`] on the pool, in equal parts; where one holds an invalid byte, the
+    /// stream's first is found from its start on this thread, so that the answer does not
+    /// depend on timing.
     pub(super) fn check<T: Moves>(bytes: &[u8]) -> Result<(), Error> {
         let per = per_task::<T>(bytes.len() / T::SIZE) * T::SIZE;
-        try_chunks(bytes, per, |i, part| check_invalid::<T>(part, i * per))
+        let tasks = bytes
+            .chunks(per)
+            .map(|part| -> Task<'_> { Box::new(move || check_invalid::<T>(part, 0).is_ok()) });
+        if run(tasks.collect()) {
+            return Ok(());
+        }
+        check_invalid::<T>(bytes, 0)
     }
 
     /// Bytes from which a conversion is split across threads; smaller ones stay on the calling
@@ -220,16 +228,19 @@ mod pool {
             .max(1)
     }
 
-    /// The error with the lowest byte offset, so that the answer does not depend on timing.
-    fn first(errors: impl ParallelIterator<Item = Error>) -> Result<(), Error> {
-        let offset = |e: &Error| match e {
-            Error::InvalidBool { offset, .. } => *offset,
-            _ => 0,
-        };
-        match errors.min_by_key(offset) {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+    /// A part of a conversion for the pool, boxed: the pool's code is then made once, not
+    /// once for each element type and closure. Parts are [`TASK_BYTES`] long at least, so a
+    /// box each costs nothing beside their work.
+    type Task<'a> = Box<dyn FnOnce() -> bool + Send + 'a>;
+
+    /// `tasks` on the pool, every one run: whether every one returned true.
+    fn run(tasks: Vec<Task<'_>>) -> bool {
+        tasks
+            .into_par_iter()
+            .map(|task| task())
+            .filter(|&ok| !ok)
+            .count()
+            == 0
     }
 
     /// `f(a part, b part)` on the parts of `a` and `b` that hold the same elements, `a_per` and
@@ -241,23 +252,16 @@ mod pool {
         b_per: usize,
         f: impl Fn(&[X], &mut [Y]) + Sync,
     ) {
-        a.par_chunks(a_per)
-            .zip(b.par_chunks_mut(b_per))
-            .for_each(|(x, y)| f(x, y));
-    }
-
-    /// `f(index, part)` on the parts of `a`, `per` items long: of the errors, the one at the
-    /// lowest byte offset.
-    pub(super) fn try_chunks<X: Sync>(
-        a: &[X],
-        per: usize,
-        f: impl Fn(usize, &[X]) -> Result<(), Error> + Sync,
-    ) -> Result<(), Error> {
-        first(
-            a.par_chunks(per)
-                .enumerate()
-                .filter_map(|(i, part)| f(i, part).err()),
-        )
+        let f = &f;
+        let tasks = a.chunks(a_per).zip(b.chunks_mut(b_per));
+        run(tasks
+            .map(|(x, y)| -> Task<'_> {
+                Box::new(move || {
+                    f(x, y);
+                    true
+                })
+            })
+            .collect());
     }
 
     /// `f(window, its bytes)` on consecutive windows of the stream of `strided`, each with its
@@ -265,9 +269,9 @@ mod pool {
     pub(super) fn windows<A: Item>(
         strided: Strided,
         out: &mut [u8],
-        f: impl Fn(&Strided, &mut [u8]) + Sync,
+        f: &(dyn Fn(&Strided, &mut [u8]) + Sync),
     ) {
-        let mut jobs = Vec::new();
+        let mut tasks: Vec<Task<'_>> = Vec::new();
         let mut rest = out;
         traverse::windows(
             strided,
@@ -275,30 +279,29 @@ mod pool {
             0,
             &mut |window, _| {
                 let (part, tail) = std::mem::take(&mut rest).split_at_mut(window.len() * A::BYTES);
-                jobs.push((window, part));
+                tasks.push(Box::new(move || {
+                    f(&window, part);
+                    true
+                }));
                 rest = tail;
             },
         );
-        jobs.into_par_iter()
-            .for_each(|(window, part)| f(&window, part));
+        run(tasks);
     }
 
     /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
     /// items of `pieces` in the same order: whether `f` returned true for every part (for
     /// decoding, whether every part's bytes were valid). The parts of a view that is no one
     /// memory slice ([`parts`]) go here, each to the sequential traversal.
-    pub(super) fn each<V: Send, B: Send>(
+    pub(super) fn each<'a, V: Send + 'a, B: Send + 'a>(
         parts: Vec<V>,
-        pieces: impl IndexedParallelIterator<Item = B>,
-        f: impl Fn(V, B) -> bool + Sync,
+        pieces: impl Iterator<Item = B>,
+        f: &'a (dyn Fn(V, B) -> bool + Sync),
     ) -> bool {
-        let failed = parts
-            .into_par_iter()
-            .zip(pieces)
-            .map(|(part, piece)| f(part, piece))
-            .filter(|&valid| !valid)
-            .count();
-        failed == 0
+        let tasks = parts.into_iter().zip(pieces);
+        run(tasks
+            .map(|(part, piece)| -> Task<'a> { Box::new(move || f(part, piece)) })
+            .collect())
     }
 
     /// Whether the [`windows`] of `strided` keep the axis with the shortest memory step, along
@@ -327,20 +330,24 @@ mod pool {
         let mut stream = vec![0; view.ndim()];
         traverse::c_order(view.shape(), &mut stream);
         let least = per_task::<A>(view.len());
-        split(view, &stream, 0, least, &f)
+        let mut parts = Vec::new();
+        split(view, &stream, 0, least, &mut parts);
+        let (f, stream) = (&f, &stream);
+        run(parts
+            .into_iter()
+            .map(|(part, out)| -> Task<'_> { Box::new(move || f(part, stream, out)) })
+            .collect())
     }
 
-    /// The recursion of [`halves`].
-    fn split<A: Item, F>(
-        view: ArrayViewMut<'_, A, IxDyn>,
+    /// The recursion of [`halves`]: the parts of `view`, placed at `out` in the stream, in
+    /// stream order.
+    fn split<'a, A: Item>(
+        view: ArrayViewMut<'a, A, IxDyn>,
         stream: &[usize],
         out: usize,
         least: usize,
-        f: &F,
-    ) -> bool
-    where
-        F: Fn(ArrayViewMut<'_, A, IxDyn>, &[usize], usize) -> bool + Sync,
-    {
+        parts: &mut Vec<(ArrayViewMut<'a, A, IxDyn>, usize)>,
+    ) {
         // The halves of one memory slice along its outermost axis are one slice each. The last
         // axis is halved only while it keeps whole tiles, however many tasks that leaves.
         let outer = (0..view.ndim())
@@ -350,14 +357,11 @@ mod pool {
         if let Some(axis) = outer.filter(|&k| splittable(k) && view.len() >= 2 * least) {
             let mid = view.len_of(Axis(axis)) / 2;
             let (a, b) = view.split_at(Axis(axis), mid);
-            let at = out + mid * stream[axis];
-            let (a, b) = rayon::join(
-                || split(a, stream, out, least, f),
-                || split(b, stream, at, least, f),
-            );
-            return a && b;
+            split(a, stream, out, least, parts);
+            split(b, stream, out + mid * stream[axis], least, parts);
+            return;
         }
-        f(view, stream, out)
+        parts.push((view, out));
     }
 
     /// Bytes of the blocks that [`reordered_parts`] cuts a part of a bigger array into, at

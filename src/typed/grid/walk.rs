@@ -89,7 +89,20 @@ impl<V: Cut, E: Send> Walk<'_, '_, V, E> {
         let mut rest = chunks.clone();
         chunks[axis] = r.start..middle;
         rest[axis] = middle..r.end;
-        let (a, b) = parallel::join(|| self.bisect(first, chunks), || self.bisect(second, rest));
+        let (mut first, mut second) = (Some((first, chunks)), Some((second, rest)));
+        let (mut a, mut b) = (Ok(()), Ok(()));
+        parallel::join(
+            &mut || {
+                if let Some((view, chunks)) = first.take() {
+                    a = self.bisect(view, chunks);
+                }
+            },
+            &mut || {
+                if let Some((view, chunks)) = second.take() {
+                    b = self.bisect(view, chunks);
+                }
+            },
+        );
         a.and(b)
     }
 }
