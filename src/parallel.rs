@@ -131,7 +131,7 @@ mod pool {
         }
         match Strided::of(view.shape(), view.strides()).zip(view.to_slice_memory_order()) {
             Some((strided, memory)) if windows_keep_tiles::<A>(&strided) => {
-                windows::<A>(strided, out, &|w, part| window(memory, w, part))
+                windows::<A>(strided, out, |w, part| window(memory, w, part))
             }
             // Windows that would cut the tiles: on one thread.
             Some(_) => whole(view, out),
@@ -139,7 +139,8 @@ mod pool {
             // the traversal moves it in tiles of its lanes.
             None => match parts(view, A::BYTES, per_task::<A>(out.len() / A::BYTES)) {
                 Ok((parts, per)) => {
-                    each(parts, out.chunks_mut(per * A::BYTES), &|part, piece| {
+                    let pieces = out.chunks_mut(per * A::BYTES);
+                    each(parts.into_iter().zip(pieces), &|(part, piece)| {
                         whole(part, piece);
                         true
                     });
@@ -161,7 +162,7 @@ mod pool {
             let pieces = slice
                 .chunks_mut(per)
                 .map(|d| ArrayViewMut::from(d).into_dyn());
-            each(pieces.collect(), bytes.chunks(per * A::BYTES), &|d, s| {
+            each(pieces.zip(bytes.chunks(per * A::BYTES)), &|(d, s)| {
                 whole(d, s).is_ok()
             })
         } else if view.as_slice_memory_order_mut().is_some() {
@@ -171,9 +172,12 @@ mod pool {
             // the traversal moves it in tiles of its lanes.
             let least = per_task::<A>(view.len());
             match parts(view, A::BYTES, least) {
-                Ok((parts, per)) => each(parts, bytes.chunks(per * A::BYTES), &|part, piece| {
-                    whole(part, piece).is_ok()
-                }),
+                Ok((parts, per)) => {
+                    let pieces = bytes.chunks(per * A::BYTES);
+                    each(parts.into_iter().zip(pieces), &|(part, piece)| {
+                        whole(part, piece).is_ok()
+                    })
+                }
                 Err(view) => return whole(view, bytes),
             }
         };
@@ -189,10 +193,9 @@ mod pool {
     /// depend on timing.
     pub(super) fn check<T: Moves>(bytes: &[u8]) -> Result<(), Error> {
         let per = per_task::<T>(bytes.len() / T::SIZE) * T::SIZE;
-        let tasks = bytes
-            .chunks(per)
-            .map(|part| -> Task<'_> { Box::new(move || check_invalid::<T>(part, 0).is_ok()) });
-        if run(tasks.collect()) {
+        if each(bytes.chunks(per), &|part| {
+            check_invalid::<T>(part, 0).is_ok()
+        }) {
             return Ok(());
         }
         check_invalid::<T>(bytes, 0)
@@ -228,9 +231,21 @@ mod pool {
             .max(1)
     }
 
-    /// A part of a conversion for the pool, boxed: the pool's code is then made once, not
-    /// once for each element type and closure. Parts are [`TASK_BYTES`] long at least, so a
-    /// box each costs nothing beside their work.
+    /// `f(item)` on each of `items` in the pool, every one run: whether `f` returned true for
+    /// every one (for decoding, whether every part's bytes were valid). Every conversion on
+    /// the pool comes here, its items parts of the array and their pieces of the stream.
+    pub(super) fn each<'a, T: Send + 'a>(
+        items: impl Iterator<Item = T>,
+        f: &'a (dyn Fn(T) -> bool + Sync),
+    ) -> bool {
+        run(items
+            .map(|item| -> Task<'a> { Box::new(move || f(item)) })
+            .collect())
+    }
+
+    /// A part of a conversion for the pool, boxed: [`run`], the pool's code, is then made
+    /// once, not once for each element type and closure. Parts are [`TASK_BYTES`] long at
+    /// least, so a box each costs nothing beside their work.
     type Task<'a> = Box<dyn FnOnce() -> bool + Send + 'a>;
 
     /// `tasks` on the pool, every one run: whether every one returned true.
@@ -252,16 +267,10 @@ mod pool {
         b_per: usize,
         f: impl Fn(&[X], &mut [Y]) + Sync,
     ) {
-        let f = &f;
-        let tasks = a.chunks(a_per).zip(b.chunks_mut(b_per));
-        run(tasks
-            .map(|(x, y)| -> Task<'_> {
-                Box::new(move || {
-                    f(x, y);
-                    true
-                })
-            })
-            .collect());
+        each(a.chunks(a_per).zip(b.chunks_mut(b_per)), &|(x, y)| {
+            f(x, y);
+            true
+        });
     }
 
     /// `f(window, its bytes)` on consecutive windows of the stream of `strided`, each with its
@@ -269,9 +278,9 @@ mod pool {
     pub(super) fn windows<A: Item>(
         strided: Strided,
         out: &mut [u8],
-        f: &(dyn Fn(&Strided, &mut [u8]) + Sync),
+        f: impl Fn(&Strided, &mut [u8]) + Sync,
     ) {
-        let mut tasks: Vec<Task<'_>> = Vec::new();
+        let mut jobs = Vec::new();
         let mut rest = out;
         traverse::windows(
             strided,
@@ -279,29 +288,14 @@ mod pool {
             0,
             &mut |window, _| {
                 let (part, tail) = std::mem::take(&mut rest).split_at_mut(window.len() * A::BYTES);
-                tasks.push(Box::new(move || {
-                    f(&window, part);
-                    true
-                }));
+                jobs.push((window, part));
                 rest = tail;
             },
         );
-        run(tasks);
-    }
-
-    /// `f(part, its piece of the stream)` on each of `parts` in the pool, the pieces being the
-    /// items of `pieces` in the same order: whether `f` returned true for every part (for
-    /// decoding, whether every part's bytes were valid). The parts of a view that is no one
-    /// memory slice ([`parts`]) go here, each to the sequential traversal.
-    pub(super) fn each<'a, V: Send + 'a, B: Send + 'a>(
-        parts: Vec<V>,
-        pieces: impl Iterator<Item = B>,
-        f: &'a (dyn Fn(V, B) -> bool + Sync),
-    ) -> bool {
-        let tasks = parts.into_iter().zip(pieces);
-        run(tasks
-            .map(|(part, piece)| -> Task<'a> { Box::new(move || f(part, piece)) })
-            .collect())
+        each(jobs.into_iter(), &|(window, part)| {
+            f(&window, part);
+            true
+        });
     }
 
     /// Whether the [`windows`] of `strided` keep the axis with the shortest memory step, along
@@ -332,11 +326,7 @@ mod pool {
         let least = per_task::<A>(view.len());
         let mut parts = Vec::new();
         split(view, &stream, 0, least, &mut parts);
-        let (f, stream) = (&f, &stream);
-        run(parts
-            .into_iter()
-            .map(|(part, out)| -> Task<'_> { Box::new(move || f(part, stream, out)) })
-            .collect())
+        each(parts.into_iter(), &|(part, out)| f(part, &stream, out))
     }
 
     /// The recursion of [`halves`]: the parts of `view`, placed at `out` in the stream, in
